@@ -1,0 +1,23 @@
+#pragma once
+// One function per command. Each gets the words after the command name (for
+// the bare run form: every word after "affix"), returns the exit status, and
+// throws affix::Error for failures; app.cpp prints them and maps the kind to
+// the command's exit status.
+
+#include <string>
+#include <vector>
+
+namespace affix {
+
+using Args = std::vector<std::string>;
+
+int command_topo(const Args& args);     // cmd_topo.cpp
+int command_explain(const Args& args);  // cmd_explain.cpp
+int command_run(const Args& args);      // cmd_run.cpp (execs; returns only on failure)
+int command_pin(const Args& args);      // cmd_pin.cpp
+int command_show(const Args& args);     // cmd_show.cpp
+
+// Top level: dispatch on the first word, print errors, map exit statuses.
+int main_entry(int argc, char** argv);
+
+}  // namespace affix

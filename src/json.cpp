@@ -1,0 +1,54 @@
+#include "json.hpp"
+
+#include <fmt/format.h>
+
+namespace affix {
+
+std::string json_escape(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+void JsonWriter::separator() {
+  if (m_after_key) {
+    m_after_key = false;
+    return;
+  }
+  if (!m_first.empty()) {
+    if (!m_first.back()) m_out += ", ";
+    m_first.back() = false;
+  }
+}
+
+void JsonWriter::begin_object() { separator(); m_out += '{'; m_first.push_back(true); }
+void JsonWriter::end_object() { m_out += '}'; m_first.pop_back(); }
+void JsonWriter::begin_array() { separator(); m_out += '['; m_first.push_back(true); }
+void JsonWriter::end_array() { m_out += ']'; m_first.pop_back(); }
+
+void JsonWriter::key(std::string_view name) {
+  separator();
+  m_out += json_escape(name);
+  m_out += ": ";
+  m_after_key = true;
+}
+
+void JsonWriter::value(std::string_view s) { separator(); m_out += json_escape(s); }
+void JsonWriter::value(bool b) { separator(); m_out += b ? "true" : "false"; }
+void JsonWriter::value(long long n) { separator(); m_out += std::to_string(n); }
+void JsonWriter::value(unsigned long long n) { separator(); m_out += std::to_string(n); }
+void JsonWriter::null() { separator(); m_out += "null"; }
+
+}  // namespace affix

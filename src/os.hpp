@@ -1,0 +1,55 @@
+#pragma once
+// The operating system behind a narrow interface. os_linux.cpp is the only
+// file that includes <sched.h>, <numa.h>, <numaif.h>; tests use the recording
+// fake in tests/fake_os.hpp. Every call returns 0 or an errno value instead of
+// throwing, so callers decide how to explain a refusal.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cpuset.hpp"
+
+namespace affix {
+
+enum class MemPolicy { Bind, Preferred, Interleave, Local };
+const char* mem_policy_name(MemPolicy policy);  // "bind", ...
+
+class Os {
+public:
+  virtual ~Os() = default;
+
+  // sched_setaffinity / sched_getaffinity on one thread (0 = the caller).
+  virtual int set_affinity(pid_t tid, const CpuSet& cpus) = 0;
+  virtual int get_affinity(pid_t tid, CpuSet& out) = 0;
+  // set_mempolicy for the calling thread (nodes ignored for Local).
+  virtual int set_mempolicy(MemPolicy policy, const CpuSet& nodes) = 0;
+  // migrate_pages(pid, from, to): returns 0 or errno; `not_moved` gets the
+  // kernel's count of pages that could not be moved.
+  virtual int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to,
+                            long& not_moved) = 0;
+  // Thread IDs in /proc/PID/task, in ascending order; errno on failure
+  // (ESRCH when the process is gone).
+  virtual int list_threads(pid_t pid, std::vector<pid_t>& out) = 0;
+  // pidfd_open(pid); returns a descriptor >= 0, or -errno (ENOSYS where the
+  // kernel lacks it).
+  virtual int pidfd_open(pid_t pid) = 0;
+  // Whether the process behind a pidfd is still alive (poll for POLLIN).
+  virtual bool pidfd_alive(int fd) = 0;
+  virtual void close_fd(int fd) = 0;
+  // Start time (field 22 of /proc/PID/stat), nullopt where gone.
+  virtual std::optional<unsigned long long> start_time(pid_t pid) = 0;
+  // Sleep between confirmation passes.
+  virtual void sleep_ms(unsigned ms) = 0;
+  // execvp; returns only on failure, with errno.
+  virtual int exec(const std::vector<std::string>& argv) = 0;
+  // setenv (overwrite).
+  virtual void set_env(const std::string& name, const std::string& value) = 0;
+};
+
+// The real one.
+Os& linux_os();
+
+}  // namespace affix

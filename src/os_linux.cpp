@@ -1,0 +1,187 @@
+// The only file that talks to the kernel's scheduler and memory-policy calls.
+#include <dirent.h>
+#include <numa.h>
+#include <numaif.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "os.hpp"
+
+namespace affix {
+
+const char* mem_policy_name(MemPolicy policy) {
+  switch (policy) {
+    case MemPolicy::Bind: return "bind";
+    case MemPolicy::Preferred: return "preferred";
+    case MemPolicy::Interleave: return "interleave";
+    case MemPolicy::Local: return "local";
+  }
+  return "?";
+}
+
+namespace {
+
+// Kernel masks are arrays of unsigned long; size them to cover the set and
+// at least the kernel's own size.
+std::vector<unsigned long> to_mask(const CpuSet& set, size_t min_bits) {
+  size_t bits = std::max<size_t>(set.end(), min_bits);
+  std::vector<unsigned long> mask((bits + 63) / 64 + 1, 0);
+  set.for_each([&](unsigned i) { mask[i / 64] |= 1ul << (i % 64); });
+  return mask;
+}
+
+class LinuxOs final : public Os {
+public:
+  int set_affinity(pid_t tid, const CpuSet& cpus) override {
+    auto mask = to_mask(cpus, 8192);
+    if (sched_setaffinity(tid, mask.size() * sizeof(unsigned long),
+                          reinterpret_cast<cpu_set_t*>(mask.data())) != 0)
+      return errno;
+    return 0;
+  }
+
+  int get_affinity(pid_t tid, CpuSet& out) override {
+    for (size_t bits = 8192; bits <= (1u << 20); bits *= 4) {
+      std::vector<unsigned long> mask(bits / 64, 0);
+      if (sched_getaffinity(tid, mask.size() * sizeof(unsigned long),
+                            reinterpret_cast<cpu_set_t*>(mask.data())) == 0) {
+        out = CpuSet();
+        for (size_t w = 0; w < mask.size(); ++w)
+          for (unsigned b = 0; b < 64; ++b)
+            if (mask[w] & (1ul << b)) out.set(static_cast<unsigned>(w * 64 + b));
+        return 0;
+      }
+      if (errno != EINVAL) return errno;
+    }
+    return EINVAL;
+  }
+
+  int set_mempolicy(MemPolicy policy, const CpuSet& nodes) override {
+    int mode = MPOL_DEFAULT;
+    switch (policy) {
+      case MemPolicy::Bind: mode = MPOL_BIND; break;
+      case MemPolicy::Preferred: mode = MPOL_PREFERRED; break;
+      case MemPolicy::Interleave: mode = MPOL_INTERLEAVE; break;
+      case MemPolicy::Local: mode = MPOL_LOCAL; break;
+    }
+    if (policy == MemPolicy::Local) {
+      if (syscall(SYS_set_mempolicy, mode, nullptr, 0) != 0) return errno;
+      return 0;
+    }
+    auto mask = to_mask(nodes, 1024);
+    if (syscall(SYS_set_mempolicy, mode, mask.data(), mask.size() * 64 + 1) != 0) return errno;
+    return 0;
+  }
+
+  int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to, long& not_moved) override {
+    auto a = to_mask(from, 1024);
+    auto b = to_mask(to, 1024);
+    size_t n = std::max(a.size(), b.size());
+    a.resize(n, 0);
+    b.resize(n, 0);
+    long r = syscall(SYS_migrate_pages, pid, n * 64 + 1, a.data(), b.data());
+    if (r < 0) return errno;
+    not_moved = r;
+    return 0;
+  }
+
+  int list_threads(pid_t pid, std::vector<pid_t>& out) override {
+    out.clear();
+    std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    DIR* d = opendir(dir.c_str());
+    if (!d) return errno == ENOENT ? ESRCH : errno;
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      out.push_back(static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10)));
+    }
+    closedir(d);
+    std::sort(out.begin(), out.end());
+    return 0;
+  }
+
+  int pidfd_open(pid_t pid) override {
+#ifdef SYS_pidfd_open
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0) return -errno;
+    return static_cast<int>(fd);
+#else
+    (void)pid;
+    return -ENOSYS;
+#endif
+  }
+
+  bool pidfd_alive(int fd) override {
+    pollfd p{fd, POLLIN, 0};
+    int r = poll(&p, 1, 0);
+    return r == 0;  // readable means the process has exited
+  }
+
+  void close_fd(int fd) override { ::close(fd); }
+
+  std::optional<unsigned long long> start_time(pid_t pid) override {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    if (!f) return std::nullopt;
+    std::string line;
+    std::getline(f, line);
+    auto paren = line.rfind(')');
+    if (paren == std::string::npos) return std::nullopt;
+    std::istringstream rest(line.substr(paren + 2));
+    std::string field;
+    // Field 3 is the first after ')'; start time is field 22.
+    for (int i = 3; i <= 22; ++i) {
+      if (!(rest >> field)) return std::nullopt;
+    }
+    return std::strtoull(field.c_str(), nullptr, 10);
+  }
+
+  void sleep_ms(unsigned ms) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  }
+
+  int exec(const std::vector<std::string>& argv) override {
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    return errno;
+  }
+
+  void set_env(const std::string& name, const std::string& value) override {
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+};
+
+}  // namespace
+
+Os& linux_os() {
+  static LinuxOs os;
+  return os;
+}
+
+}  // namespace affix
+
+// libnuma prints its own warnings unless the program overrides these weak
+// symbols: route them through affix's format.
+extern "C" void numa_error(char* where) {
+  fprintf(stderr, "affix: warning: libnuma: %s\n", where);
+}
+extern "C" void numa_warn(int num, char* fmt, ...) {
+  (void)num;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("affix: warning: libnuma: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}

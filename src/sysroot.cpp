@@ -1,0 +1,127 @@
+#include "sysroot.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+
+namespace affix {
+
+SysRoot::SysRoot(std::string root) : m_root(std::move(root)) {
+  if (m_root.empty()) m_root = "/";
+  if (m_root.size() > 1 && m_root.back() == '/') m_root.pop_back();
+}
+
+std::string SysRoot::path(std::string_view rel) const {
+  while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
+  if (m_root == "/") return "/" + std::string(rel);
+  return m_root + "/" + std::string(rel);
+}
+
+bool SysRoot::exists(std::string_view rel) const {
+  struct stat st;
+  return ::stat(path(rel).c_str(), &st) == 0;
+}
+
+std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) const {
+  std::string p = path(rel);
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string out;
+  char buf[8192];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      // sysfs answers some reads with an error (e.g. EINVAL); treat as unreadable.
+      (void)err;
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > limit) {
+      ::close(fd);
+      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", p, limit));
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+namespace {
+std::string trimmed(std::string s) {
+  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
+  while (!s.empty() && is_space(s.back())) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  return s.substr(i);
+}
+}  // namespace
+
+std::string SysRoot::read_required(std::string_view rel) const {
+  auto content = read(rel);
+  if (!content) {
+    throw Error(ErrorKind::Runtime, fmt::format("{}: cannot read: {}", path(rel),
+                                                std::strerror(errno ? errno : ENOENT)));
+  }
+  return trimmed(*content);
+}
+
+std::optional<CpuSet> SysRoot::read_cpulist(std::string_view rel, bool allow_empty) const {
+  auto content = read(rel);
+  if (!content) return std::nullopt;
+  auto parsed = parse_cpulist(*content, allow_empty);
+  if (!parsed) {
+    throw Error(ErrorKind::Runtime, fmt::format("{}: {}", path(rel), parsed.error.message));
+  }
+  return *parsed.value;
+}
+
+std::optional<long> SysRoot::read_int(std::string_view rel) const {
+  auto content = read(rel, 4096);
+  if (!content) return std::nullopt;
+  std::string s = trimmed(*content);
+  bool negative = !s.empty() && s[0] == '-';
+  auto v = parse_decimal(negative ? std::string_view(s).substr(1) : std::string_view(s), k_max_id);
+  if (!v || (negative && *v != 1)) {
+    std::string shown = s.size() > 40 ? s.substr(0, 40) + "..." : s;
+    throw Error(ErrorKind::Runtime,
+                fmt::format("{}: expected a number from -1 to {}, found '{}'", path(rel), k_max_id, shown));
+  }
+  return negative ? -1 : static_cast<long>(*v);
+}
+
+std::vector<std::string> SysRoot::list(std::string_view rel, size_t limit) const {
+  std::vector<std::string> out;
+  std::string p = path(rel);
+  DIR* d = ::opendir(p.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    out.emplace_back(e->d_name);
+    if (out.size() > limit) {
+      ::closedir(d);
+      throw Error(ErrorKind::Runtime, fmt::format("{}: more than {} entries", p, limit));
+    }
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace affix

@@ -1,0 +1,48 @@
+#pragma once
+// Every /sys and /proc path is read through one root directory ("/" by
+// default, `--root DIR` otherwise), like lscpu --sysroot and HWLOC_FSROOT.
+// Reads are bounded: a file larger than the limit is an error, never an
+// unbounded allocation.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cpuset.hpp"
+
+namespace affix {
+
+constexpr size_t k_max_file_size = 1u << 20;  // 1 MiB: the largest sysfs/proc file we accept
+
+class SysRoot {
+public:
+  explicit SysRoot(std::string root = "/");
+  const std::string& root() const { return m_root; }
+  bool is_default() const { return m_root == "/"; }
+
+  // "sys/devices/system/cpu/online" -> "ROOT/sys/devices/system/cpu/online"
+  std::string path(std::string_view rel) const;
+
+  bool exists(std::string_view rel) const;
+  // Content, or nullopt where the file is missing or unreadable.  A file
+  // larger than `limit` throws Error(Runtime) naming the file.
+  std::optional<std::string> read(std::string_view rel, size_t limit = k_max_file_size) const;
+  // Content with surrounding whitespace removed; throws Error(Runtime)
+  // naming the file when it is missing.
+  std::string read_required(std::string_view rel) const;
+  // A cpulist file: nullopt where missing; Error(Runtime) naming the file
+  // and the problem where its content is not a cpulist.
+  std::optional<CpuSet> read_cpulist(std::string_view rel, bool allow_empty = true) const;
+  // A (possibly negative) decimal integer file; nullopt where missing;
+  // Error(Runtime) where garbage or out of [-1, 2^20].
+  std::optional<long> read_int(std::string_view rel) const;
+  // Names in a directory (without . and ..), sorted; empty where missing.
+  // At most `limit` entries are read (Error beyond that).
+  std::vector<std::string> list(std::string_view rel, size_t limit = 1u << 18) const;
+
+private:
+  std::string m_root;
+};
+
+}  // namespace affix

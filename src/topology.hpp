@@ -1,0 +1,96 @@
+#pragma once
+// The machine as affix sees it: every possible CPU with its place in the
+// tree socket -> node -> die -> llc -> core -> thread, the NUMA nodes with
+// their memory and distances, isolated CPUs, and the units of each level in
+// the contract's "order of units" (a tree walk, siblings visited by their
+// lowest-numbered CPU; a unit spanning several parents is indexed where the
+// walk first meets it).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cpuset.hpp"
+#include "sysroot.hpp"
+
+namespace affix {
+
+enum class Level { Socket, Node, Die, Llc, Core, Cpu };
+const char* level_name(Level level);  // "socket", "node", ...
+
+enum class CpuKind { Unknown, Performance, Efficiency };
+
+struct CpuInfo {
+  unsigned cpu = 0;
+  bool online = false;
+  bool known = false;         // topology known (online, or offline with topology files)
+  // Kernel numbers (as lscpu / numactl show them); -1 where unknown.
+  long socket = -1;           // physical_package_id (a -1 there is mapped, see topology.cpp)
+  long die_id = -1;
+  long core_id = -1;
+  long node = -1;             // NUMA node number
+  // Machine-wide indexes in the order of units; -1 where unknown.
+  int die = -1;
+  int llc = -1;
+  int core = -1;
+  int thread = -1;            // index inside its core
+  CpuSet siblings;            // the CPUs of its core
+  CpuKind kind = CpuKind::Unknown;
+};
+
+struct NodeInfo {
+  unsigned node = 0;
+  CpuSet cpus;
+  std::optional<unsigned long long> memory_total_kb;  // nullopt where unknown
+  std::optional<unsigned long long> memory_free_kb;
+  std::vector<unsigned> distances;  // indexed like Topology::nodes (same order)
+  bool has_memory() const { return memory_total_kb.value_or(0) > 0; }
+};
+
+// One unit of a level: its identity and its CPUs (online CPUs with known
+// topology). For Socket, Node and Cpu `id` is the kernel number; for Die,
+// Llc and Core it is the machine-wide index (== position in the vector).
+struct Unit {
+  long id = 0;
+  CpuSet cpus;
+};
+
+struct Allowed {
+  CpuSet cpus;
+  CpuSet mems;
+  std::string source;  // "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective", "cgroup1:...", "cpuset:...", "status:/proc/self/status", "all-online"
+};
+
+struct Topology {
+  std::vector<CpuInfo> cpus;  // indexed by CPU number, every possible CPU
+  std::vector<NodeInfo> nodes;  // sorted by node number
+  CpuSet possible;
+  CpuSet online;
+  CpuSet isolated;
+  unsigned smt = 1;           // largest number of hardware threads of any core
+  bool hybrid = false;        // cpu_core / cpu_atom present
+
+  // Units in the order of units, per level (Cpu: every online known CPU, in
+  // topology order).
+  std::vector<Unit> sockets, numa, dies, llcs, cores, threads;
+  const std::vector<Unit>& units(Level level) const;
+
+  const NodeInfo* node(unsigned number) const;  // nullptr where no such node
+  // Distance between two node numbers, or nullopt.
+  std::optional<unsigned> distance(unsigned from, unsigned to) const;
+  CpuSet node_set() const;  // every node number
+};
+
+// Reads the topology under `root`. Throws Error(Runtime) naming the file and
+// the problem where the root is missing, unreadable, or holds garbage.
+Topology read_topology(const SysRoot& root);
+
+// The allowed CPUs and memory nodes of a process ("self" or a PID number) as
+// seen under `root`: its cgroup cpuset (v2 effective, v1 effective, old
+// /dev/cpuset), found through proc/PID/cgroup and proc/PID/mountinfo (or
+// proc/mounts); else Cpus_allowed_list / Mems_allowed_list of
+// proc/PID/status; else (only under a non-default root) every online CPU and
+// every node. Always intersected with what is online/exists.
+Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::string& pid = "self");
+
+}  // namespace affix
