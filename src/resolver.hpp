@@ -1,0 +1,66 @@
+#pragma once
+// The resolver: pure. Location spec x options x topology x allowed set ->
+// placement. Nothing here touches the OS (the launcher environment for
+// `--slice rank` is passed in).
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cpuset.hpp"
+#include "os.hpp"
+#include "topology.hpp"
+
+namespace affix {
+
+enum class Order { Compact, Scatter };
+
+struct SliceRequest {
+  bool from_rank = false;  // --slice rank
+  unsigned k = 0;          // part (0-based)
+  unsigned n = 1;          // parts
+};
+
+struct MemRequest {
+  MemPolicy policy = MemPolicy::Bind;
+  std::optional<std::string> nodes;  // cpulist text after ':'; nullopt = default nodes
+};
+
+struct PlacementRequest {
+  std::string where;                   // the location spec
+  std::optional<std::string> exclude;  // --exclude WHERE
+  bool no_smt = false;
+  std::optional<unsigned> count;       // -n
+  Order order = Order::Compact;
+  std::optional<SliceRequest> slice;
+  std::optional<MemRequest> mem;
+};
+
+struct Dropped {
+  CpuSet cpus;
+  std::string reason;  // offline, not-allowed, excluded, smt, slice, count
+};
+
+struct Placement {
+  CpuSet cpus;
+  std::vector<unsigned> sequence;  // the CPUs in selection order (--order), for OMP_PLACES and --spread
+  CpuSet sockets;                  // socket numbers of the selected CPUs
+  CpuSet nodes;                    // node numbers of the selected CPUs
+  std::optional<MemPolicy> mem_policy;
+  CpuSet mem_nodes;                // empty for local / no policy
+  std::vector<Dropped> dropped;
+  std::vector<std::string> warnings;
+};
+
+// Looks up an environment variable (nullopt = unset). Tests pass a map.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+EnvLookup process_env();
+
+// Throws Error(Spec) for syntax errors (message with the spec and a caret
+// line), Error(Resolution) for units that do not exist, CPUs named that are
+// offline or not allowed, empty selections, --count/--slice that cannot be met.
+Placement resolve(const PlacementRequest& request, const Topology& topo, const Allowed& allowed,
+                  const EnvLookup& env);
+
+}  // namespace affix
