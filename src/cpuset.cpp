@@ -6,15 +6,19 @@ namespace affix {
 
 CpuSet CpuSet::range(unsigned first, unsigned last) {
   CpuSet s;
-  if (last < first) return s;
-  s.m_words.assign(last / 64 + 1, 0);
+  s.set_range(first, last);
+  return s;
+}
+
+void CpuSet::set_range(unsigned first, unsigned last) {
+  if (last < first) return;
+  if (last / 64 >= m_words.size()) m_words.resize(last / 64 + 1, 0);
   for (unsigned w = first / 64; w <= last / 64; ++w) {
     unsigned lo = (w == first / 64) ? first % 64 : 0;
     unsigned hi = (w == last / 64) ? last % 64 : 63;
     uint64_t mask = (hi == 63 ? ~0ull : ((1ull << (hi + 1)) - 1)) & ~((1ull << lo) - 1);
-    s.m_words[w] |= mask;
+    m_words[w] |= mask;
   }
-  return s;
 }
 
 void CpuSet::set(unsigned i) {
@@ -202,7 +206,7 @@ Parsed<CpuSet> parse_cpulist(std::string_view text, bool allow_empty, unsigned m
       }
     }
     if (stride == 1) {
-      set |= CpuSet::range(a, b);
+      set.set_range(a, b);
     } else {
       for (unsigned i = a; i <= b; i += stride) {
         set.set(i);

@@ -20,6 +20,8 @@ public:
   static CpuSet range(unsigned first, unsigned last);  // inclusive
 
   void set(unsigned i);
+  // Adds first..last (inclusive) in time proportional to the words touched.
+  void set_range(unsigned first, unsigned last);
   void reset(unsigned i);
   bool test(unsigned i) const;
   bool empty() const;

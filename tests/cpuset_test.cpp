@@ -91,3 +91,14 @@ TEST_CASE("decimal parser is strict") {
   CHECK_FALSE(parse_decimal("", 10));
   CHECK_FALSE(parse_decimal("99999999999999999999999", ~0ull));
 }
+
+TEST_CASE("set_range fills exactly the range, across words") {
+  CpuSet s;
+  s.set_range(60, 130);
+  CHECK(format_cpulist(s) == "60-130");
+  s.set_range(5, 5);
+  s.set_range(9, 8);  // reversed: nothing
+  CHECK(format_cpulist(s) == "5,60-130");
+  CHECK(format_cpulist(CpuSet::range(0, 63)) == "0-63");
+  CHECK(format_cpulist(CpuSet::range(64, 64)) == "64");
+}
