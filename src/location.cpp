@@ -106,6 +106,10 @@ private:
       if (!at_end() && peek() == '.')
         fail("a bare CPU list takes no further step (write cpu:LIST)", m_pos);
     } else {
+      if (!is_letter(peek()))
+        fail(fmt::format("expected a level or a CPU number, found '{}'",
+                         printable(m_s.substr(m_pos, 1))),
+             m_pos);
       t.steps.push_back(step());
       while (!at_end() && peek() == '.') {
         ++m_pos;
