@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "error.hpp"
@@ -77,21 +78,30 @@ private:
                               list_or_none(m_allowed.cpus), m_allowed.source));
   }
 
+  // One unit selected by a step: its label for messages ("socket:1.core:2"),
+  // its selected online CPUs and the offline CPUs of its place.
+  struct Part {
+    std::string label;
+    CpuSet cpus;
+    CpuSet offline;
+  };
+
   void evaluate(const Term& t, CpuSet& cpus, CpuSet& offline) {
-    first_step(t.steps[0], cpus, offline);
-    for (size_t i = 1; i < t.steps.size(); ++i) {
-      const Step& s = t.steps[i];
-      std::string before = m_loc.text.substr(t.position, s.position - 1 - t.position);
-      later_step(s, before, cpus, offline);
+    std::vector<Part> parts = first_step(t.steps[0]);
+    for (size_t i = 1; i < t.steps.size(); ++i) parts = later_step(t.steps[i], parts);
+    for (const Part& p : parts) {
+      cpus |= p.cpus;
+      offline |= p.offline;
     }
   }
 
-  void first_step(const Step& s, CpuSet& cpus, CpuSet& offline) {
+  std::vector<Part> first_step(const Step& s) {
+    std::vector<Part> parts;
+    const char* word = level_word(s.level);
     if (s.level == Level::Cpu) {
       if (s.ids.all) {
-        cpus = m_topo.online;
-        offline = m_offline_known;
-        return;
+        parts.push_back(Part{"cpu:all", m_topo.online, m_offline_known});
+        return parts;
       }
       for (const IdRange& r : s.ids.ranges)
         for_each_id(r, [&](unsigned cpu) {
@@ -104,18 +114,18 @@ private:
             throw Error(ErrorKind::Resolution, fmt::format("CPU {} is offline", cpu));
           }
           check_named_cpu(cpu);
-          cpus.set(cpu);
+          parts.push_back(Part{fmt::format("cpu:{}", cpu), CpuSet::range(cpu, cpu), {}});
         });
-      return;
+      return parts;
     }
     const auto& units = level_units(m_topo, s.level);
     auto take = [&](size_t index) {
-      cpus |= units[index].cpus;
-      offline |= offline_of(s.level, index);
+      parts.push_back(Part{fmt::format("{}:{}", word, units[index].id), units[index].cpus,
+                           offline_of(s.level, index)});
     };
     if (s.ids.all) {
       for (size_t i = 0; i < units.size(); ++i) take(i);
-      return;
+      return parts;
     }
     bool by_number = s.level == Level::Socket || s.level == Level::Node;
     for (const IdRange& r : s.ids.ranges)
@@ -124,51 +134,76 @@ private:
           const auto& index = s.level == Level::Socket ? m_socket_index : m_node_index;
           auto it = index.find(id);
           if (it != index.end()) return take(it->second);
-          if (s.level == Level::Node && node_exists(id)) return;  // a node without CPUs
-          throw Error(ErrorKind::Resolution, fmt::format("no {} {} on this machine ({}: {})",
-                                                         level_word(s.level), id,
-                                                         level_plural(s.level), known_ids(s.level)));
+          if (s.level == Level::Node && node_exists(id)) {  // a node without CPUs
+            parts.push_back(Part{fmt::format("node:{}", id), {}, {}});
+            return;
+          }
+          throw Error(ErrorKind::Resolution,
+                      fmt::format("no {} {} on this machine ({}: {})", word, id,
+                                  level_plural(s.level), known_ids(s.level)));
         }
         if (id >= units.size())
           throw Error(ErrorKind::Resolution,
-                      fmt::format("no {} {} on this machine ({}: {})", level_word(s.level), id,
+                      fmt::format("no {} {} on this machine ({}: {})", word, id,
                                   level_plural(s.level), index_range(units.size())));
         take(id);
       });
+    return parts;
   }
 
-  void later_step(const Step& s, const std::string& before, CpuSet& cpus, CpuSet& offline) {
+  // For every CPU, the index of its unit at `level` (-1: none).
+  const std::vector<int>& unit_index(Level level) {
+    auto& idx = m_unit_index[static_cast<size_t>(level)];
+    if (idx.empty()) {
+      idx.assign(std::max(m_topo.possible.end(), m_topo.online.end()) + 1, -1);
+      const auto& units = level_units(m_topo, level);
+      for (size_t i = 0; i < units.size(); ++i)
+        units[i].cpus.for_each([&](unsigned cpu) {
+          if (cpu < idx.size() && idx[cpu] < 0) idx[cpu] = static_cast<int>(i);
+        });
+    }
+    return idx;
+  }
+
+  // Each part of the step before is narrowed on its own: an index counts
+  // among the units that share CPUs with that part, in the order of units.
+  std::vector<Part> later_step(const Step& s, const std::vector<Part>& before) {
     const auto& units = level_units(m_topo, s.level);
-    std::vector<size_t> candidates;
-    for (size_t i = 0; i < units.size(); ++i)
-      if (units[i].cpus.intersects(cpus)) candidates.push_back(i);
-    CpuSet next, next_offline;
-    auto take = [&](size_t index, bool named) {
-      const Unit& u = units[candidates[index]];
-      CpuSet part = u.cpus & cpus;
-      if (named && s.level == Level::Cpu) part.for_each([&](unsigned cpu) { check_named_cpu(cpu); });
-      next |= part;
-      next_offline |= offline_of(s.level, candidates[index]) & offline;
-    };
-    if (s.ids.all) {
-      for (size_t i = 0; i < candidates.size(); ++i) take(i, false);
-    } else {
+    const auto& idx = unit_index(s.level);
+    const char* word = level_word(s.level);
+    std::vector<Part> parts;
+    for (const Part& parent : before) {
+      std::vector<int> candidates;
+      parent.cpus.for_each([&](unsigned cpu) {
+        if (cpu < idx.size() && idx[cpu] >= 0) candidates.push_back(idx[cpu]);
+      });
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      auto take = [&](size_t i, bool named) {
+        size_t u = static_cast<size_t>(candidates[i]);
+        Part child{fmt::format("{}.{}:{}", parent.label, word, i), units[u].cpus & parent.cpus,
+                   offline_of(s.level, u) & parent.offline};
+        if (named && s.level == Level::Cpu) child.cpus.for_each([&](unsigned cpu) { check_named_cpu(cpu); });
+        parts.push_back(std::move(child));
+      };
+      if (s.ids.all) {
+        for (size_t i = 0; i < candidates.size(); ++i) take(i, false);
+        continue;
+      }
       for (const IdRange& r : s.ids.ranges)
         for_each_id(r, [&](unsigned id) {
           if (id >= candidates.size()) {
             throw Error(ErrorKind::Resolution,
                         candidates.empty()
-                            ? fmt::format("no {} {} in {} (it has no {})", level_word(s.level), id,
-                                          before, level_plural(s.level))
-                            : fmt::format("no {} {} in {} ({}: {})", level_word(s.level), id,
-                                          before, level_plural(s.level),
-                                          index_range(candidates.size())));
+                            ? fmt::format("no {} {} in {} (it has no {})", word, id, parent.label,
+                                          level_plural(s.level))
+                            : fmt::format("no {} {} in {} ({}: {})", word, id, parent.label,
+                                          level_plural(s.level), index_range(candidates.size())));
           }
           take(id, true);
         });
     }
-    cpus = std::move(next);
-    offline = std::move(next_offline);
+    return parts;
   }
 
   bool node_exists(unsigned id) const {
@@ -198,6 +233,7 @@ private:
   SelectMode m_mode;
   std::unordered_map<long, size_t> m_socket_index, m_node_index;
   CpuSet m_offline_known;
+  std::vector<int> m_unit_index[6];
 };
 
 }  // namespace

@@ -5,10 +5,12 @@
 //
 // - First step: socket, node and cpu take kernel numbers; die, llc and core
 //   a machine-wide index (the position in Topology's unit vectors).
-// - Later steps: an index among the units of the level that share CPUs with
-//   what the step before selected (before the allowed set is applied, so
-//   indexes never depend on the cgroup), keeping only the CPUs the step
-//   before selected.
+// - Later steps: each unit the step before selected is narrowed on its own
+//   (as hwloc does: `socket:all.core:0` is the first core of every socket):
+//   an index among the units of the level that share CPUs with that unit,
+//   in the order of units, keeping only the CPUs it selected. Indexes count
+//   online CPUs before the allowed set is applied, so they never depend on
+//   the cgroup.
 // - A unit that does not exist is an error. A CPU named by number (cpu: with
 //   numbers, or a bare list) that is offline or not allowed is an error
 //   (Mode::Strict). Larger units and `all` are intersected with the allowed
