@@ -88,6 +88,8 @@ private:
 
   void evaluate(const Term& t, CpuSet& cpus, CpuSet& offline) {
     std::vector<Part> parts = first_step(t.steps[0]);
+    if (t.steps.size() == 1 && t.steps[0].level == Level::Cpu && t.steps[0].ids.all)
+      offline = m_offline_known;
     for (size_t i = 1; i < t.steps.size(); ++i) parts = later_step(t.steps[i], parts);
     for (const Part& p : parts) {
       cpus |= p.cpus;
@@ -99,8 +101,10 @@ private:
     std::vector<Part> parts;
     const char* word = level_word(s.level);
     if (s.level == Level::Cpu) {
-      if (s.ids.all) {
-        parts.push_back(Part{"cpu:all", m_topo.online, m_offline_known});
+      if (s.ids.all) {  // every online CPU; the term reports the offline ones
+        m_topo.online.for_each([&](unsigned cpu) {
+          parts.push_back(Part{fmt::format("cpu:{}", cpu), CpuSet::range(cpu, cpu), {}});
+        });
         return parts;
       }
       for (const IdRange& r : s.ids.ranges)

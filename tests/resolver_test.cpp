@@ -342,3 +342,25 @@ TEST_CASE("resolver: warnings") {
   r.mem = std::nullopt;
   CHECK(resolve_on(t, r, a).warnings.empty());
 }
+
+TEST_CASE("resolver: a 4096-CPU machine resolves every option without quadratic work") {
+  // 8 sockets x 2 nodes x 128 cores x 2 threads.
+  auto t = build(TopoSpec{8, 2, 128, 2, 1, Numbering::Linear, {}, true, {}});
+  REQUIRE(t.online.count() == 4096);
+  auto a = allow_all(t);
+  PlacementRequest r = req("all");
+  r.exclude = "core:0";
+  r.no_smt = true;
+  r.order = Order::Scatter;
+  r.slice = SliceRequest{false, 2, 3};
+  r.count = 100;
+  r.mem = MemRequest{MemPolicy::Bind, std::nullopt};
+  auto p = resolve_on(t, r, a);
+  CHECK(p.cpus.count() == 100);
+  CHECK(p.sequence.size() == 100);
+  CHECK(resolve_on(t, req("cpu:all.core:0"), a).cpus.count() == 4096);
+  CHECK(resolve_on(t, req("core:all.cpu:0"), a).cpus.count() == 2048);
+  CHECK(resolve_on(t, req("cpu:0-4095"), a).cpus.count() == 4096);
+  CHECK(format_cpulist(resolve_on(t, req("socket:all.node:1.core:127.cpu:1"), a).cpus) ==
+        "2303,2559,2815,3071,3327,3583,3839,4095");
+}
