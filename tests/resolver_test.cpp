@@ -145,9 +145,13 @@ TEST_CASE("resolver: CPUs named by number must be online and allowed") {
   CHECK(error_of(t, req("cpu:3"), a) ==
         "CPU 3 is not allowed (allowed: 0-1,4,6-12,14-15, from "
         "cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
+  // A cpu index in a later step is not a CPU number: it is intersected.
+  auto later = resolve_on(t, req("socket:0.cpu:4-7"), a);
+  CHECK(format_cpulist(later.cpus) == "10-11");
+  CHECK(dropped(later) == "not-allowed:2-3");
   CHECK(error_of(t, req("socket:0.cpu:6"), a) ==
-        "CPU 3 is not allowed (allowed: 0-1,4,6-12,14-15, from "
-        "cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
+        "'socket:0.cpu:6' selects no CPU that is online and allowed (allowed: 0-1,4,6-12,14-15, "
+        "from cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
   // Larger units and `all` are intersected, and say what they dropped.
   auto p = resolve_on(t, req("socket:0+socket:1"), a);
   CHECK(format_cpulist(p.cpus) == "0-1,4,6-12,14-15");
