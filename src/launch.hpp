@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "os.hpp"
+#include "placement_env.hpp"  // EnvVars
 #include "resolver.hpp"
 
 namespace affix {
-
-using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
 struct LaunchRequest {
   std::vector<std::string> argv;  // the command and its arguments, untouched

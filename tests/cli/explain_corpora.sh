@@ -48,8 +48,9 @@ env       AFFIX_CPUS=1,5
 check "2s2ca2c: spans sockets while it fits in one" '{"cpus": "0-1", "count": 2, "sequence": [0, 1], "sockets": "0-1", "nodes": "0", "allowed": {"cpus": "0-7", "nodes": "0", "source": "all-online"}, "mem": {"policy": "interleave", "nodes": "0"}, "dropped": [], "env": {"AFFIX_CPUS": "0-1", "AFFIX_NODES": "0", "OMP_NUM_THREADS": "2", "GOMAXPROCS": "2", "OMP_PLACES": "{0},{1}", "OMP_PROC_BIND": "close"}, "warnings": ["the selection spans sockets 0-1 while its 2 CPUs would fit in socket 0"]}' \
   "$(explain 8em64t-2s2ca2c --json 'socket:0.core:0+socket:1.core:0' -m interleave)"
 
-# Four sockets, eight nodes: --slice then --count, each drop with its reason.
-check "4s2n4ca2co: slice and count" '{"cpus": "12,14", "count": 2, "sequence": [12, 14], "sockets": "0", "nodes": "1", "allowed": {"cpus": "0-63", "nodes": "0-7", "source": "all-online"}, "mem": null, "dropped": [{"cpus": "8-11", "reason": "slice"}, {"cpus": "13,15", "reason": "count"}], "env": {"AFFIX_CPUS": "12,14", "AFFIX_NODES": "1", "OMP_NUM_THREADS": "2", "GOMAXPROCS": "2", "OMP_PLACES": "{12},{14}", "OMP_PROC_BIND": "close"}, "warnings": []}' \
+# Four sockets, eight nodes: --slice then --count, each drop with its reason
+# (CPUs 12 and 13 share a compute unit but are two cores, as hwloc says).
+check "4s2n4ca2co: slice and count" '{"cpus": "12-13", "count": 2, "sequence": [12, 13], "sockets": "0", "nodes": "1", "allowed": {"cpus": "0-63", "nodes": "0-7", "source": "all-online"}, "mem": null, "dropped": [{"cpus": "8-11", "reason": "slice"}, {"cpus": "14-15", "reason": "count"}], "env": {"AFFIX_CPUS": "12-13", "AFFIX_NODES": "1", "OMP_NUM_THREADS": "2", "GOMAXPROCS": "2", "OMP_PLACES": "{12},{13}", "OMP_PROC_BIND": "close"}, "warnings": []}' \
   "$(explain 64amd64-4s2n4ca2co --json node:1 --slice 1/2 -n 2)"
 
 # Explain changes nothing and never needs a command; a root that is not
