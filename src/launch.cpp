@@ -101,15 +101,29 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, std
     err.flush();
   }
   if (placement.mem_policy) {
-    if (int e = os.set_mempolicy(*placement.mem_policy, placement.mem_nodes))
+    if (int e = os.set_mempolicy(*placement.mem_policy, placement.mem_nodes)) {
+      // set_mempolicy on the calling thread fails with EPERM only when a
+      // seccomp filter refuses it (Docker's default profile without
+      // CAP_SYS_NICE does).
+      if (e == EPERM)
+        throw Error(ErrorKind::Runtime,
+                    fmt::format("cannot set memory policy {}: {}: set_mempolicy is refused by a "
+                                "seccomp filter (container policy)",
+                                policy_text(placement), std::strerror(e)),
+                    "allow set_mempolicy in the container's seccomp profile (or grant "
+                    "CAP_SYS_NICE), or leave out --mem");
       throw Error(ErrorKind::Runtime, fmt::format("cannot set memory policy {}: {}",
                                                   policy_text(placement), std::strerror(e)));
+    }
   }
   if (int e = os.set_affinity(0, placement.cpus))
     throw Error(ErrorKind::Runtime,
                 fmt::format("cannot bind to CPUs {}: {}", format_cpulist(placement.cpus),
                             std::strerror(e)),
-                e == EINVAL ? "the CPUs may have gone offline or out of affix's cpuset" : "");
+                e == EINVAL  ? "the CPUs may have gone offline or out of affix's cpuset"
+                : e == EPERM ? "sched_setaffinity is refused by a seccomp filter or security "
+                               "policy (container policy)"
+                             : "");
   for (auto& [name, value] : request.env) os.set_env(name, value);
   out.flush();
   int e = os.exec(request.argv);
