@@ -1,0 +1,97 @@
+// Runtime faults through the recording fake OS: every refusal of the
+// kernel's placement calls ends the launch before the command starts, with
+// a message that says which call failed and why, and nothing half-applied.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <sstream>
+
+#include "error.hpp"
+#include "fake_os.hpp"
+#include "launch.hpp"
+
+using namespace affix;
+using affix::test::FakeOs;
+
+namespace {
+
+CpuSet set_of(const char* list) { return *parse_cpulist(list).value; }
+
+Placement bound(const char* cpus, std::optional<MemPolicy> policy, const char* mem_nodes) {
+  Placement p;
+  p.cpus = set_of(cpus);
+  p.sequence = p.cpus.members();
+  p.sockets = set_of("0");
+  p.nodes = set_of("0");
+  p.mem_policy = policy;
+  if (*mem_nodes) p.mem_nodes = set_of(mem_nodes);
+  return p;
+}
+
+struct Failure {
+  std::string message, hint;
+};
+
+// Runs launch expecting an affix::Error; the command must not have run.
+Failure launch_failure(FakeOs& os, const Placement& p) {
+  LaunchRequest req;
+  req.argv = {"touch", "marker"};
+  req.env = {{"AFFIX_CPUS", format_cpulist(p.cpus)}};
+  std::ostringstream out, err;
+  try {
+    launch(os, p, req, out, err);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Runtime);
+    CHECK(os.exec_calls.empty());
+    CHECK(os.env_calls.empty());
+    return {e.what(), e.hint()};
+  }
+  FAIL("launch did not fail");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("sched_setaffinity failing: EINVAL, EPERM, ESRCH") {
+  FakeOs os;
+  SECTION("EINVAL: the CPUs went offline or out of the cpuset") {
+    os.set_affinity_errors[0] = EINVAL;
+    Failure f = launch_failure(os, bound("1", std::nullopt, ""));
+    CHECK(f.message == "cannot bind to CPUs 1: Invalid argument");
+    CHECK(f.hint == "the CPUs may have gone offline or out of affix's cpuset");
+  }
+  SECTION("EPERM: refused by a seccomp filter or security policy") {
+    os.set_affinity_errors[0] = EPERM;
+    Failure f = launch_failure(os, bound("0-1", std::nullopt, ""));
+    CHECK(f.message == "cannot bind to CPUs 0-1: Operation not permitted");
+    CHECK(f.hint == "sched_setaffinity is refused by a seccomp filter or security policy (container policy)");
+  }
+  SECTION("ESRCH") {
+    os.set_affinity_errors[0] = ESRCH;
+    Failure f = launch_failure(os, bound("0", std::nullopt, ""));
+    CHECK(f.message == "cannot bind to CPUs 0: No such process");
+    CHECK(f.hint.empty());
+  }
+  CHECK(os.calls == std::vector<std::string>{"set_affinity"});
+}
+
+TEST_CASE("set_mempolicy failing: EPERM names the seccomp filter; the affinity is never set") {
+  FakeOs os;
+  SECTION("EPERM, as under a container's seccomp profile") {
+    os.set_mempolicy_error = EPERM;
+    Failure f = launch_failure(os, bound("0-1", MemPolicy::Bind, "0"));
+    CHECK(f.message ==
+          "cannot set memory policy bind on node 0: Operation not permitted: set_mempolicy is "
+          "refused by a seccomp filter (container policy)");
+    CHECK(f.hint == "allow set_mempolicy in the container's seccomp profile (or grant "
+                    "CAP_SYS_NICE), or leave out --mem");
+  }
+  SECTION("EINVAL") {
+    os.set_mempolicy_error = EINVAL;
+    Failure f = launch_failure(os, bound("0-1", MemPolicy::Interleave, "0-1"));
+    CHECK(f.message == "cannot set memory policy interleave on nodes 0-1: Invalid argument");
+    CHECK(f.hint.empty());
+  }
+  CHECK(os.calls == std::vector<std::string>{"set_mempolicy"});
+  CHECK(os.set_affinity_calls.empty());
+}
