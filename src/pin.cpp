@@ -47,7 +47,8 @@ public:
       t.target = target;
       t.report.id = target.id;
       t.report.single_thread = target.single_thread;
-      int fd = m_os.pidfd_open(target.id);
+      // A pidfd names a process; a single thread is known by its start time.
+      int fd = target.single_thread ? -ENOSYS : m_os.pidfd_open(target.id);
       auto start = m_os.start_time(target.id);
       if (fd == -ESRCH || !start) {
         if (fd >= 0) m_os.close_fd(fd);
@@ -108,6 +109,7 @@ private:
       if (err != 0) {
         fail(fmt::format("cannot list the threads of process {}: {}", t.target.id, errno_text(err)), {});
       }
+      if (!std::is_sorted(m_tids.begin(), m_tids.end())) std::sort(m_tids.begin(), m_tids.end());
     }
     bool quiet = true;
     for (pid_t tid : m_tids) {
