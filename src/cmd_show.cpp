@@ -10,6 +10,7 @@
 #include "error.hpp"
 #include "process_view.hpp"
 #include "show_output.hpp"
+#include "topology.hpp"
 
 namespace affix {
 
@@ -72,10 +73,15 @@ int command_show(const Args& args) {
   std::vector<ProcessView> views;
   int status = k_exit_ok;
   if (o.pinned) {
+    // What a process may run on is its own cgroup cpuset (else the list
+    // of its main thread), as pin and run see it.
+    Topology topo = read_topology(root);
     views = find_pinned(root, nodes, [&](pid_t pid) -> std::optional<CpuSet> {
-      auto main = read_status(root, proc_dir(pid));
-      if (!main) return std::nullopt;
-      return main->cpus;
+      try {
+        return read_allowed(root, topo, std::to_string(pid)).cpus;
+      } catch (const Error&) {
+        return std::nullopt;  // gone while scanned
+      }
     });
   } else {
     if (pids.empty()) {
