@@ -135,7 +135,10 @@ private:
   }
 
   Identity identity(const Tracked& t) {
-    bool alive = t.pidfd < 0 || m_os.pidfd_alive(t.pidfd);
+    // A live pidfd holds the PID: it cannot have been reused. (Reading the
+    // start time costs the kernel a walk over every thread.)
+    if (t.pidfd >= 0 && m_os.pidfd_alive(t.pidfd)) return Identity::Same;
+    bool alive = t.pidfd < 0;
     auto start = m_os.start_time(t.target.id);
     if (!start) return Identity::Gone;
     if (*start != t.start_time) return Identity::Reused;
