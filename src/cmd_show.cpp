@@ -26,11 +26,14 @@ struct ShowOptions {
 // Parsing only: no side effects. --help throws CLI::CallForHelp.
 ShowOptions parse_show(const Args& args) {
   ShowOptions o;
-  CLI::App app{"Where processes and their threads may run and did run.", "affix show"};
+  CLI::App app{"Where processes and their threads may run and did run: each thread's CPU list and\n"
+               "the CPU (and node) it last ran on, and the pages per NUMA node.",
+               "affix show"};
   app.add_flag("--json", o.json, "print one JSON document");
-  app.add_flag("--pinned", o.pinned, "list every process with a thread narrower than its allowed CPUs");
-  app.add_option("--root", o.root, "read DIR/proc and DIR/sys instead of /proc and /sys");
-  app.add_option("pids", o.pids, "process IDs (default: affix itself)");
+  app.add_flag("--pinned", o.pinned, "every process with a thread narrower than its allowed CPUs");
+  app.add_option("--root", o.root, "read DIR/proc and DIR/sys instead of /proc and /sys")->type_name("DIR");
+  app.add_option("PID", o.pids, "process IDs (default: affix itself)")->type_name("");
+  app.footer("Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.");
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
