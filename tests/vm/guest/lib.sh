@@ -111,3 +111,36 @@ all_threads_on() {
     [ "$(status_of "$1/task/$t" Cpus_allowed_list)" = "$2" ] || return 1
   done
 }
+
+# start_load TAG CMD...: start CMD (which ends in a `vmload ... --wait`) in
+# the background with --ready TAG.ready; waits for its report. Sets PID and
+# REPORT ("" when it never got ready). affix execs, so PID is vmload's.
+start_load() {
+  tag=$1; shift
+  rm -f "$tag.ready"
+  "$@" --ready "$tag.ready" > "$tag.log" 2>&1 &
+  PID=$!
+  REPORT=""
+  i=0
+  while [ ! -s "$tag.ready" ]; do
+    if ! kill -0 $PID 2>/dev/null || [ $i -gt 600 ]; then
+      not_ok "$tag: '$*' did not start: $(head -n 3 "$tag.log" | tr '\n' '|')"
+      return 1
+    fi
+    i=$((i + 1)); sleep 0.1
+  done
+  REPORT=$(cat "$tag.ready")
+}
+# stop_load PID: end a vmload started by start_load.
+stop_load() { kill -TERM "$1" 2>/dev/null; wait "$1" 2>/dev/null; return 0; }
+
+# check_load WHAT PID CPUS POLICY NODES: the kernel's view of a vmload:
+# every thread's Cpus_allowed_list, the buffer's numa_maps policy and pages
+# per node ("N1=2048"), and the same pages as move_pages found them.
+check_load() {
+  check_true "$1: every thread on $3 (threads: $(thread_cpus "$2"))" all_threads_on "$2" "$3"
+  addr=$(field addr "$REPORT")
+  check_eq "$1: numa_maps policy" "$4" "$(map_policy "$2" "$addr")"
+  check_eq "$1: numa_maps pages per node" "$5" "$(node_pages "$2" "$addr")"
+  check_eq "$1: move_pages pages per node" "$5" "$(field nodes "$REPORT" | tr ',' ' ')"
+}
