@@ -123,13 +123,18 @@ start_load() {
   REPORT=""
   i=0
   while [ ! -s "$tag.ready" ]; do
-    if ! kill -0 $PID 2>/dev/null || [ $i -gt 600 ]; then
+    if ! alive $PID || [ $i -gt 600 ]; then
       not_ok "$tag: '$*' did not start: $(head -n 3 "$tag.log" | tr '\n' '|')"
       return 1
     fi
     i=$((i + 1)); sleep 0.1
   done
   REPORT=$(cat "$tag.ready")
+}
+# alive PID: PID exists and is not a zombie.
+alive() {
+  state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+  [ -n "$state" ] && [ "$state" != Z ]
 }
 # stop_load PID: end a vmload started by start_load.
 stop_load() { kill -TERM "$1" 2>/dev/null; wait "$1" 2>/dev/null; return 0; }
