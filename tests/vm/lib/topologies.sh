@@ -7,6 +7,7 @@
 # QEMU numbers CPU n as thread n%T of core (n/T)%C of socket n/(C*T).
 # Every matrix is given in full: what the guest kernel must report.
 
+# shellcheck disable=SC2034  # (used by the scripts that source this file)
 VM_TOPOLOGIES="2s2c2t-2n 2s4c2t-4n 4s2c1t-4n-asym 2s2c2t-3n-cpuless 2s2c2t-3n-memless"
 
 vm_topology() {
@@ -46,6 +47,7 @@ vm_topology_qemu_args() {
   for i in "${!T_NODE_CPUS[@]}"; do
     arg="node,nodeid=$i"
     cpus=${T_NODE_CPUS[i]}
+    # shellcheck disable=SC2086  # one cpus= per comma-separated range
     [[ -n $cpus ]] && arg+=$(printf ',cpus=%s' ${cpus//,/ })
     if ((T_NODE_MEM[i] > 0)); then
       T_QEMU+=(-object "memory-backend-ram,id=mem$i,size=${T_NODE_MEM[i]}M")
