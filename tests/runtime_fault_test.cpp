@@ -8,7 +8,10 @@
 
 #include "error.hpp"
 #include "fake_os.hpp"
+#include "fake_root.hpp"
 #include "launch.hpp"
+#include "migrate.hpp"
+#include "pin.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;
@@ -94,4 +97,63 @@ TEST_CASE("set_mempolicy failing: EPERM names the seccomp filter; the affinity i
   }
   CHECK(os.calls == std::vector<std::string>{"set_mempolicy"});
   CHECK(os.set_affinity_calls.empty());
+}
+
+TEST_CASE("migrate_pages failing after a pin: every thread goes back, as pin --migrate does") {
+  affix::test::FakeRoot root;
+  root.write("proc/10/numa_maps", "1000 default anon=30 N0=10 N1=20\n");
+  SysRoot sys(root.path());
+  for (int error : {EPERM, EINVAL, ENOMEM}) {
+    FakeOs os;
+    os.threads[10] = {10, 11, 12};
+    for (pid_t tid : {10, 11, 12}) {
+      os.affinity[tid] = set_of("0-3");
+      os.start_times[tid] = 100;
+    }
+    os.affinity[12] = set_of("1");  // one thread had its own list
+    PinTarget target;
+    target.id = 10;
+    target.cpus = set_of("0");
+    PinReport report = pin_threads(os, sys, {target});
+    CHECK(format_cpulist(os.affinity[10]) == "0");
+    CHECK(format_cpulist(os.affinity[12]) == "0");
+    os.migrate_error = error;
+    CHECK_THROWS_AS(migrate_process(os, sys, 10, set_of("0-1"), set_of("0")), Error);
+    REQUIRE(os.migrate_calls.size() == 1);
+    CHECK(format_cpulist(os.migrate_calls[0].from) == "1");
+    CHECK(roll_back(os, report).empty());
+    CHECK(format_cpulist(os.affinity[10]) == "0-3");
+    CHECK(format_cpulist(os.affinity[11]) == "0-3");
+    CHECK(format_cpulist(os.affinity[12]) == "1");
+  }
+}
+
+TEST_CASE("a thread that vanishes while it is being moved (ESRCH) is not a failure") {
+  FakeOs os;
+  os.threads[10] = {10, 11, 12};
+  for (pid_t tid : {10, 11, 12}) {
+    os.affinity[tid] = set_of("0-3");
+    os.start_times[tid] = 100;
+  }
+  // Thread 11 exits just as affix moves it: the kernel answers ESRCH and
+  // /proc no longer lists it.
+  os.on_set_affinity = [](FakeOs& o, pid_t tid, const CpuSet&, unsigned) {
+    if (tid != 11) return;
+    o.set_affinity_errors[11] = ESRCH;
+    std::erase(o.threads[10], 11);
+    o.affinity.erase(11);
+    o.start_times.erase(11);
+  };
+  PinTarget target;
+  target.id = 10;
+  target.cpus = set_of("1");
+  PinReport report = pin_threads(os, SysRoot("/nonexistent-affix-root"), {target});
+  CHECK(format_cpulist(os.affinity[10]) == "1");
+  CHECK(format_cpulist(os.affinity[12]) == "1");
+  REQUIRE(report.targets.size() == 1);
+  CHECK_FALSE(report.targets[0].exited);
+  bool vanished = false;
+  for (auto& t : report.targets[0].threads)
+    if (t.tid == 11) vanished = t.vanished;
+  CHECK(vanished);
 }

@@ -48,6 +48,42 @@ expect_refused sched_setaffinity ESRCH \
 "affix: error: cannot bind to CPUs 0: No such process
 " 0
 
+# pin: the kernel refusing sched_setaffinity leaves every thread where it was.
+"$AFFIX_BUILD_DIR/threads_helper" 3 >"$tmp/helper.out" &
+helper=$!
+trap 'kill $helper 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 1 500); do grep -q ready "$tmp/helper.out" && break; sleep 0.02; done
+grep -q ready "$tmp/helper.out" || fail "threads_helper did not start"
+lists() { cat /proc/$helper/task/*/status | grep Cpus_allowed_list | sort | uniq -c | tr -s ' \t' ' '; }
+before=$(lists)
+expect_pin_refused() {
+  local errno=$1 want=$2
+  set +e
+  "$SECCOMP" sched_setaffinity "$errno" "$AFFIX" pin 0 "$helper" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  set -e
+  [ "$rc" -eq 1 ] || fail "pin $errno: exit $rc, want 1 ($(cat "$tmp/err"))"
+  [ ! -s "$tmp/out" ] || fail "pin $errno: unexpected stdout: $(cat "$tmp/out")"
+  diff -u <(printf '%s' "$want") "$tmp/err" || fail "pin $errno: stderr differs"
+  [ "$(lists)" = "$before" ] || fail "pin $errno: the threads were moved: $(lists)"
+}
+expect_pin_refused EPERM \
+"affix: error: cannot move thread $helper (threads_helper) of process $helper: permission denied; nothing was changed
+affix: hint: moving another user's process needs CAP_SYS_NICE
+"
+expect_pin_refused EINVAL \
+"affix: error: cannot move thread $helper (threads_helper) of process $helper: the kernel refused CPUs 0: Invalid argument; nothing was changed
+affix: hint: the CPUs must be in the target's own cpuset
+"
+# ESRCH for threads that still exist: they look gone, then reappear in every
+# scan; affix gives up after its bound of passes instead of spinning.
+expect_pin_refused ESRCH \
+"affix: error: the threads of process $helper kept changing for 1000 passes; nothing was changed
+"
+# The same pin without the filter moves them (the helper is movable).
+"$AFFIX" pin 0 "$helper" >/dev/null
+[ "$(lists)" = " 3 Cpus_allowed_list: 0" ] || fail "pin without a filter: $(lists)"
+
 # Without the refused call affix runs the command (the filter itself is harmless).
 "$SECCOMP" set_mempolicy EPERM "$AFFIX" 0 -- /usr/bin/touch "$tmp/marker"
 [ -e "$tmp/marker" ] || fail "the command did not run without --mem"
