@@ -10,12 +10,12 @@ _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
 _affix_value_opts=" -n --count --order --exclude --slice -m --mem --root "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem"
-_affix_run_opts="$_affix_shape_opts --env -v --verbose --dry-run --help"
-_affix_explain_opts="$_affix_shape_opts --json --root --help"
-_affix_pin_opts="$_affix_shape_opts --spread --tid -v --migrate --help"
-_affix_show_opts="--json --pinned --help"
-_affix_topo_opts="--json --root --help"
-_affix_global_opts="--help --version"
+_affix_run_opts="$_affix_shape_opts --env -v --verbose --dry-run -h --help"
+_affix_explain_opts="$_affix_shape_opts --json --root -h --help"
+_affix_pin_opts="$_affix_shape_opts --spread --tid -v --verbose --migrate -h --help"
+_affix_show_opts="--json --pinned --root -h --help"
+_affix_topo_opts="--json --root -h --help"
+_affix_global_opts="-h --help -V --version"
 
 # Prints the numbers of a kernel cpulist ("0-3,8"), one per line.
 _affix_expand_list()

@@ -8,11 +8,11 @@
 set -g __affix_commands run pin show topo explain
 set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
-set -g __affix_opts_run $__affix_shape_opts --env -v --verbose --dry-run --help
-set -g __affix_opts_explain $__affix_shape_opts --json --root --help
-set -g __affix_opts_pin $__affix_shape_opts --spread --tid -v --migrate --help
-set -g __affix_opts_show --json --pinned --help
-set -g __affix_opts_topo --json --root --help
+set -g __affix_opts_run $__affix_shape_opts --env -v --verbose --dry-run -h --help
+set -g __affix_opts_explain $__affix_shape_opts --json --root -h --help
+set -g __affix_opts_pin $__affix_shape_opts --spread --tid -v --verbose --migrate -h --help
+set -g __affix_opts_show --json --pinned --root -h --help
+set -g __affix_opts_topo --json --root -h --help
 
 # Prints the state of the command line before the cursor, one word each line:
 # the command (run for the bare form), then what comes next: "first" (the
@@ -339,11 +339,11 @@ complete -c affix -n '__affix_for run' -l dry-run -d 'print what would be done'
 # pin
 complete -c affix -n '__affix_for pin' -l spread -d 'one CPU per thread'
 complete -c affix -n '__affix_for pin' -l tid -d 'the IDs are thread IDs'
-complete -c affix -n '__affix_for pin' -s v -d 'print old and new CPU lists'
+complete -c affix -n '__affix_for pin' -s v -l verbose -d 'print old and new CPU lists'
 complete -c affix -n '__affix_for pin' -l migrate -d 'move existing pages too'
 # show
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'
-complete -c affix -n '__affix_for topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
-complete -c affix -n '__affix_for run pin show topo explain; and not __affix_next first' -l help -d 'print usage'
+complete -c affix -n '__affix_for show topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
+complete -c affix -n '__affix_for run pin show topo explain; and not __affix_next first' -s h -l help -d 'print usage'

@@ -89,10 +89,10 @@ expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
-expect_exact "affix show --" --json --pinned --help
+expect_exact "affix show --" --json --pinned --root --help
 expect_exact "affix pin 0 --s" --spread --slice
 expect_exact "affix explain --r" --root
-expect_exact "affix topo -" --json --root --help
+expect_exact "affix topo -" --json --root -h --help
 # 3. Option values.
 expect_exact "affix --mem " bind preferred interleave local
 expect_exact "affix --mem i" interleave
