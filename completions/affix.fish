@@ -167,7 +167,7 @@ function __affix_key --argument-names root level cpu
             end
             test $best -ge 0; and echo $key
         case node
-            for n in (__affix_node_dirs $root)
+            for n in (__affix_node_dirs "$root")
                 test -r $n/cpulist; or continue
                 read -l line <$n/cpulist
                 if contains -- $cpu (__affix_expand $line)
@@ -201,15 +201,15 @@ end
 # Prints the IDs level $2 takes under root $1; $3 is the level of the step
 # before (empty in a first step).
 function __affix_ids --argument-names root level parent
-    set -l cpus (__affix_cpus $root)
+    set -l cpus (__affix_cpus "$root")
     if test -z "$parent"
         switch $level
             case socket
                 for c in $cpus
-                    __affix_key $root socket $c
+                    __affix_key "$root" socket $c
                 end | sort -nu
             case node
-                set -l nodes (__affix_node_dirs $root)
+                set -l nodes (__affix_node_dirs "$root")
                 if set -q nodes[1]
                     string replace -r '.*/node' '' -- $nodes | sort -n
                 else
@@ -218,14 +218,14 @@ function __affix_ids --argument-names root level parent
             case cpu
                 printf '%s\n' $cpus
             case '*'
-                set -l count (for c in $cpus; __affix_key $root $level $c; end | sort -u | count)
+                set -l count (for c in $cpus; __affix_key "$root" $level $c; end | sort -u | count)
                 test $count -gt 0; and seq 0 (math $count - 1)
         end
         return
     end
     set -l max (for c in $cpus
-            set -l p (__affix_key $root $parent $c)
-            set -l k (__affix_key $root $level $c)
+            set -l p (__affix_key "$root" $parent $c)
+            set -l k (__affix_key "$root" $level $c)
             test -n "$p" -a -n "$k"; and echo "$p|$k"
         end | sort -u | cut -d'|' -f1 | uniq -c | sort -n | tail -n1 | string trim | string split ' ')[1]
     test -n "$max"; and test $max -gt 0; and seq 0 (math $max - 1)
@@ -253,7 +253,7 @@ function __affix_where
             set parent (__affix_level (string split -m1 : -- $prev)[1])
         end
         test -z "$idprefix"; and echo $before$name:all
-        for l in (__affix_ids $root $level "$parent")
+        for l in (__affix_ids "$root" $level "$parent")
             echo $before$name:$idprefix$l
         end
         return
@@ -266,7 +266,7 @@ function __affix_where
         if string match -qr -- '^[0-9]' $step
             set -l idprefix ''
             string match -q -- '*,*' $step; and set idprefix (string replace -r ',[^,]*$' ',' -- $step)
-            for c in (__affix_cpus $root)
+            for c in (__affix_cpus "$root")
                 echo $before$idprefix$c
             end
         end
