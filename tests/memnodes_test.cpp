@@ -110,16 +110,3 @@ TEST_CASE("memnodes: local has no nodes") {
                   ErrorKind::Usage) == "--mem local:0: local takes no nodes");
 }
 
-TEST_CASE("memnodes: parse_mem") {
-  auto m = parse_mem("bind");
-  CHECK(m.policy == MemPolicy::Bind);
-  CHECK_FALSE(m.nodes.has_value());
-  m = parse_mem("interleave:0-3");
-  CHECK(m.policy == MemPolicy::Interleave);
-  CHECK(*m.nodes == "0-3");
-  CHECK(parse_mem("preferred:1").policy == MemPolicy::Preferred);
-  CHECK(parse_mem("local").policy == MemPolicy::Local);
-  CHECK_THROWS_WITH(parse_mem("membind"), "invalid --mem 'membind': unknown policy 'membind'");
-  CHECK_THROWS_WITH(parse_mem("local:1"), "invalid --mem 'local:1': local takes no nodes");
-  CHECK_THROWS_WITH(parse_mem("bind:"), "invalid --mem 'bind:': missing nodes after ':'");
-}

@@ -93,15 +93,3 @@ TEST_CASE("slice_rank: malformed or missing variables are errors") {
   }
 }
 
-TEST_CASE("slice_rank: parse_slice") {
-  CHECK(parse_slice("rank").from_rank);
-  auto s = parse_slice("2/5");
-  CHECK_FALSE(s.from_rank);
-  CHECK(s.k == 2);
-  CHECK(s.n == 5);
-  CHECK_THROWS_WITH(parse_slice("5/5"), "invalid --slice '5/5': K must be less than N");
-  CHECK_THROWS_WITH(parse_slice("0/0"), "invalid --slice '0/0': N must be at least 1");
-  CHECK_THROWS_WITH(parse_slice("1"), "invalid --slice '1': expected K/N or rank");
-  CHECK_THROWS_WITH(parse_slice("a/2"), "invalid --slice 'a/2': K and N must be numbers");
-  CHECK_THROWS_WITH(parse_slice("1/"), "invalid --slice '1/': K and N must be numbers");
-}
