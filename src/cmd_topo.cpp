@@ -1,11 +1,38 @@
-// Placeholder until the command is written.
+// affix topo [--json] [--root DIR]: the machine, for people or as JSON.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "error.hpp"
+#include "topo_output.hpp"
+#include "topology.hpp"
 
 namespace affix {
 
-int command_topo(const Args&) {
-  throw Error(ErrorKind::Usage, "'topo' is not implemented yet");
+int command_topo(const Args& args) {
+  CLI::App app{"Show the machine: sockets, nodes, caches, cores, threads, memory, distances", "affix topo"};
+  bool json = false;
+  std::string root = "/";
+  app.add_flag("--json", json, "print one JSON document");
+  app.add_option("--root", root, "read DIR/sys and DIR/proc instead of /sys and /proc")->type_name("DIR");
+  std::vector<std::string> argv(args.rbegin(), args.rend());
+  try {
+    app.parse(argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return k_exit_ok;
+  } catch (const CLI::ParseError& e) {
+    throw Error(ErrorKind::Usage, fmt::format("topo: {}", e.what()), "see 'affix topo --help'");
+  }
+  if (root.empty()) throw Error(ErrorKind::Usage, "topo: --root needs a directory");
+  SysRoot sysroot(root);
+  Topology topo = read_topology(sysroot);
+  Allowed allowed = read_allowed(sysroot, topo);
+  std::string out = json ? topo_json(topo, allowed) : topo_text(topo, allowed);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return k_exit_ok;
 }
 
 }  // namespace affix

@@ -1,0 +1,221 @@
+#include "location.hpp"
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+
+namespace affix {
+
+const char* level_word(Level level) {
+  switch (level) {
+    case Level::Socket: return "socket";
+    case Level::Node: return "node";
+    case Level::Die: return "die";
+    case Level::Llc: return "llc";
+    case Level::Core: return "core";
+    case Level::Cpu: return "cpu";
+  }
+  return "?";
+}
+
+const char* level_plural(Level level) {
+  switch (level) {
+    case Level::Socket: return "sockets";
+    case Level::Node: return "nodes";
+    case Level::Die: return "dies";
+    case Level::Llc: return "llcs";
+    case Level::Core: return "cores";
+    case Level::Cpu: return "cpus";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string printable(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c < 0x20 || c > 0x7e) c = '?';
+  return out;
+}
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool level_from_word(std::string_view w, Level& out) {
+  struct Name {
+    const char* word;
+    Level level;
+  };
+  static const Name names[] = {
+      {"socket", Level::Socket}, {"package", Level::Socket}, {"node", Level::Node},
+      {"numa", Level::Node},     {"die", Level::Die},         {"llc", Level::Llc},
+      {"l3", Level::Llc},        {"core", Level::Core},       {"cpu", Level::Cpu},
+      {"thread", Level::Cpu},    {"pu", Level::Cpu},
+  };
+  for (const auto& n : names)
+    if (w == n.word) {
+      out = n.level;
+      return true;
+    }
+  return false;
+}
+
+class Parser {
+public:
+  explicit Parser(std::string_view spec) : m_s(spec) {}
+
+  Location parse() {
+    Location loc;
+    loc.text = std::string(m_s);
+    if (m_s.empty()) fail("empty location", 0);
+    while (true) {
+      if (at_end() || peek() == '+') fail("missing location before '+'", m_pos);
+      loc.terms.push_back(term());
+      if (at_end()) break;
+      if (peek() != '+') fail(fmt::format("unexpected '{}'", printable(m_s.substr(m_pos, 1))), m_pos);
+      ++m_pos;
+      if (at_end()) fail("missing location after '+'", m_pos);
+    }
+    return loc;
+  }
+
+private:
+  [[noreturn]] void fail(std::string_view reason, size_t pos) const {
+    throw Error(ErrorKind::Spec, spec_error_text(m_s, reason, pos));
+  }
+  bool at_end() const { return m_pos >= m_s.size(); }
+  char peek() const { return m_s[m_pos]; }
+
+  std::string_view word() {
+    size_t start = m_pos;
+    while (!at_end() && (is_letter(peek()) || is_digit(peek()))) ++m_pos;
+    return m_s.substr(start, m_pos - start);
+  }
+
+  Term term() {
+    Term t;
+    t.position = m_pos;
+    if (is_digit(peek()) || bare_all()) {
+      Step s;
+      s.level = Level::Cpu;
+      s.position = m_pos;
+      s.ids = ids();
+      t.steps.push_back(s);
+      t.bare = true;
+      if (!at_end() && peek() == '.')
+        fail("a bare CPU list takes no further step (write cpu:LIST)", m_pos);
+    } else {
+      if (!is_letter(peek()))
+        fail(fmt::format("expected a level or a CPU number, found '{}'",
+                         printable(m_s.substr(m_pos, 1))),
+             m_pos);
+      t.steps.push_back(step());
+      while (!at_end() && peek() == '.') {
+        ++m_pos;
+        if (at_end()) fail("missing step after '.'", m_pos);
+        t.steps.push_back(step());
+      }
+    }
+    t.length = m_pos - t.position;
+    return t;
+  }
+
+  // "all" not followed by ':' (a bare `all`, meaning cpu:all).
+  bool bare_all() const {
+    if (m_s.substr(m_pos, 3) != "all") return false;
+    size_t after = m_pos + 3;
+    return after >= m_s.size() || !(is_letter(m_s[after]) || is_digit(m_s[after]) || m_s[after] == ':');
+  }
+
+  Step step() {
+    Step s;
+    s.position = m_pos;
+    if (!is_letter(peek())) {
+      fail(fmt::format("expected a level (socket, node, die, llc, core, cpu), found '{}'",
+                       printable(m_s.substr(m_pos, 1))),
+           m_pos);
+    }
+    std::string_view w = word();
+    if (!level_from_word(w, s.level))
+      fail(fmt::format("unknown level '{}' (socket, node, die, llc, core, cpu)", printable(w)),
+           s.position);
+    if (at_end() || peek() != ':') fail(fmt::format("expected ':' after '{}'", w), m_pos);
+    ++m_pos;
+    s.ids = ids();
+    return s;
+  }
+
+  Ids ids() {
+    Ids out;
+    if (!at_end() && is_letter(peek())) {
+      size_t start = m_pos;
+      std::string_view w = word();
+      if (w != "all") fail("expected 'all' or a number", start);
+      out.all = true;
+      return out;
+    }
+    while (true) {
+      IdRange r;
+      r.position = m_pos;
+      r.first = r.last = number();
+      if (!at_end() && peek() == '-') {
+        ++m_pos;
+        size_t last_pos = m_pos;
+        r.last = number();
+        if (r.last < r.first) fail("reversed range", last_pos);
+        if (!at_end() && peek() == ':') {
+          ++m_pos;
+          size_t stride_pos = m_pos;
+          r.stride = number();
+          if (r.stride == 0) fail("stride 0", stride_pos);
+        }
+      } else if (!at_end() && peek() == ':') {
+        fail("a stride needs a range N-M", m_pos);
+      }
+      out.ranges.push_back(r);
+      if (at_end() || peek() != ',') break;
+      size_t comma = m_pos++;
+      if (at_end()) fail("stray comma", comma);
+    }
+    return out;
+  }
+
+  unsigned number() {
+    if (at_end()) fail("missing number", m_pos);
+    if (peek() == ',') fail("stray comma", m_pos);
+    if (!is_digit(peek()))
+      fail(fmt::format("expected a number, found '{}'", printable(m_s.substr(m_pos, 1))), m_pos);
+    size_t start = m_pos;
+    unsigned long long v = 0;
+    bool too_big = false;
+    while (!at_end() && is_digit(peek())) {
+      if (!too_big) v = v * 10 + static_cast<unsigned>(peek() - '0');
+      if (v > k_max_id) too_big = true;
+      ++m_pos;
+    }
+    if (m_pos - start > 1 && m_s[start] == '0') fail("leading zero", start);
+    if (too_big) fail(fmt::format("number beyond {}", k_max_id), start);
+    return static_cast<unsigned>(v);
+  }
+
+  std::string_view m_s;
+  size_t m_pos = 0;
+};
+
+}  // namespace
+
+std::string spec_error_text(std::string_view spec, std::string_view reason, size_t position) {
+  std::string shown = printable(spec);
+  return fmt::format("invalid location '{}': {}\n  {}\n  {}^", shown, reason, shown,
+                     std::string(position, ' '));
+}
+
+Location parse_location(std::string_view spec) {
+  if (spec.size() > k_max_location_length)
+    throw Error(ErrorKind::Spec, fmt::format("location too long ({} characters, at most {})",
+                                             spec.size(), k_max_location_length));
+  return Parser(spec).parse();
+}
+
+}  // namespace affix

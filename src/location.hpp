@@ -1,0 +1,89 @@
+#pragma once
+// The location language (WHERE) of the contract: its syntax tree and its
+// parser. Pure text processing; what the numbers mean is the resolver's job.
+//
+//   WHERE := TERM ( '+' TERM )*            union
+//   TERM  := STEP ( '.' STEP )* | CPULIST
+//   STEP  := LEVEL ':' IDS
+//   LEVEL := socket | node | die | llc | core | cpu
+//            (aliases: package; numa; l3; thread, pu)
+//   IDS   := all | RANGE ( ',' RANGE )*
+//   RANGE := N | N-M | N-M:STRIDE
+//
+// Numbers are decimal, no sign, no leading zero, at most 2^20 (k_max_id).
+//
+// A syntax error throws Error(ErrorKind::Spec) with a three-line message:
+//
+//   invalid location 'SPEC': REASON
+//     SPEC
+//     ^                      (two spaces, then the caret under the
+//                             offending character; one past the end when
+//                             something is missing at the end)
+//
+// Bytes outside printable ASCII are shown as '?' so the caret stays aligned.
+// Specs longer than k_max_location_length are refused with a one-line
+// message "location too long (N characters, at most 4096)".
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topology.hpp"
+
+namespace affix {
+
+constexpr size_t k_max_location_length = 4096;
+
+struct IdRange {
+  unsigned first = 0;
+  unsigned last = 0;
+  unsigned stride = 1;
+  size_t position = 0;  // offset of `first` in the spec
+};
+
+struct Ids {
+  bool all = false;
+  std::vector<IdRange> ranges;  // empty when `all`
+};
+
+struct Step {
+  Level level = Level::Cpu;
+  Ids ids;
+  size_t position = 0;  // offset of the level word (or of the list, when bare)
+};
+
+struct Term {
+  std::vector<Step> steps;  // a bare CPU list is one Cpu step
+  bool bare = false;        // written as a bare CPU list
+  size_t position = 0;
+  size_t length = 0;        // characters of the spec this term spans
+};
+
+struct Location {
+  std::string text;  // the spec as given
+  std::vector<Term> terms;
+};
+
+// Parses WHERE; throws Error(Spec) as described above.
+Location parse_location(std::string_view spec);
+
+// The spelling of a level in messages: "socket", "node", "die", "llc",
+// "core", "cpu".
+const char* level_word(Level level);
+// Plural for messages: "sockets", "nodes", ...
+const char* level_plural(Level level);
+
+// The three-line spec error text (exposed for the resolver's own errors that
+// point into a spec, and for tests).
+std::string spec_error_text(std::string_view spec, std::string_view reason, size_t position);
+
+// Calls f(id) for every id of a range, in ascending order.
+template <typename F> void for_each_id(const IdRange& r, F&& f) {
+  for (unsigned i = r.first;; i += r.stride) {
+    f(i);
+    if (r.last - i < r.stride) break;
+  }
+}
+
+}  // namespace affix

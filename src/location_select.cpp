@@ -1,0 +1,246 @@
+#include "location_select.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "error.hpp"
+
+namespace affix {
+
+const std::vector<Unit>& level_units(const Topology& topo, Level level) {
+  switch (level) {
+    case Level::Socket: return topo.sockets;
+    case Level::Node: return topo.numa;
+    case Level::Die: return topo.dies;
+    case Level::Llc: return topo.llcs;
+    case Level::Core: return topo.cores;
+    case Level::Cpu: return topo.threads;
+  }
+  return topo.threads;
+}
+
+namespace {
+
+std::string list_or_none(const CpuSet& s) { return s.empty() ? "none" : format_cpulist(s); }
+
+class Evaluator {
+public:
+  Evaluator(const Location& loc, const Topology& topo, const Allowed& allowed, SelectMode mode)
+    : m_loc(loc), m_topo(topo), m_allowed(allowed), m_mode(mode) {
+    for (size_t i = 0; i < topo.sockets.size(); ++i) m_socket_index[topo.sockets[i].id] = i;
+    for (size_t i = 0; i < topo.numa.size(); ++i) m_node_index[topo.numa[i].id] = i;
+    for (const auto& c : topo.cpus)
+      if (c.known && !c.online) m_offline_known.set(c.cpu);
+  }
+
+  LocationSelection run() {
+    LocationSelection out;
+    for (const Term& t : m_loc.terms) {
+      CpuSet cpus, offline;
+      evaluate(t, cpus, offline);
+      out.cpus |= cpus & m_allowed.cpus;
+      out.not_allowed |= cpus - m_allowed.cpus;
+      out.offline |= offline;
+    }
+    out.offline -= out.cpus;
+    return out;
+  }
+
+private:
+  // The offline CPUs (with a known place) that belong to unit `index` of `level`.
+  CpuSet offline_of(Level level, size_t index) const {
+    CpuSet out;
+    if (m_offline_known.empty() || level == Level::Cpu) return out;
+    const Unit& u = level_units(m_topo, level)[index];
+    m_offline_known.for_each([&](unsigned cpu) {
+      const CpuInfo& c = m_topo.cpus[cpu];
+      bool in = false;
+      switch (level) {
+        case Level::Socket: in = c.socket == u.id; break;
+        case Level::Node: in = c.node == u.id; break;
+        case Level::Die: in = c.die == static_cast<long>(index); break;
+        case Level::Llc: in = c.llc == static_cast<long>(index); break;
+        case Level::Core: in = c.core == static_cast<long>(index); break;
+        case Level::Cpu: break;
+      }
+      if (in) out.set(cpu);
+    });
+    return out;
+  }
+
+  void check_named_cpu(unsigned cpu) const {
+    if (m_mode == SelectMode::Lenient) return;
+    if (!m_allowed.cpus.test(cpu))
+      throw Error(ErrorKind::Resolution,
+                  fmt::format("CPU {} is not allowed (allowed: {}, from {})", cpu,
+                              list_or_none(m_allowed.cpus), m_allowed.source));
+  }
+
+  // One unit selected by a step: its label for messages ("socket:1.core:2"),
+  // its selected online CPUs and the offline CPUs of its place.
+  struct Part {
+    std::string label;
+    CpuSet cpus;
+    CpuSet offline;
+  };
+
+  void evaluate(const Term& t, CpuSet& cpus, CpuSet& offline) {
+    std::vector<Part> parts = first_step(t.steps[0]);
+    for (size_t i = 1; i < t.steps.size(); ++i) parts = later_step(t.steps[i], parts);
+    for (const Part& p : parts) {
+      cpus |= p.cpus;
+      offline |= p.offline;
+    }
+  }
+
+  std::vector<Part> first_step(const Step& s) {
+    std::vector<Part> parts;
+    const char* word = level_word(s.level);
+    if (s.level == Level::Cpu) {
+      if (s.ids.all) {
+        parts.push_back(Part{"cpu:all", m_topo.online, m_offline_known});
+        return parts;
+      }
+      for (const IdRange& r : s.ids.ranges)
+        for_each_id(r, [&](unsigned cpu) {
+          if (!m_topo.possible.test(cpu))
+            throw Error(ErrorKind::Resolution,
+                        fmt::format("no cpu {} on this machine (cpus: {})", cpu,
+                                    list_or_none(m_topo.possible)));
+          if (!m_topo.online.test(cpu)) {
+            if (m_mode == SelectMode::Lenient) return;
+            throw Error(ErrorKind::Resolution, fmt::format("CPU {} is offline", cpu));
+          }
+          check_named_cpu(cpu);
+          parts.push_back(Part{fmt::format("cpu:{}", cpu), CpuSet::range(cpu, cpu), {}});
+        });
+      return parts;
+    }
+    const auto& units = level_units(m_topo, s.level);
+    auto take = [&](size_t index) {
+      parts.push_back(Part{fmt::format("{}:{}", word, units[index].id), units[index].cpus,
+                           offline_of(s.level, index)});
+    };
+    if (s.ids.all) {
+      for (size_t i = 0; i < units.size(); ++i) take(i);
+      return parts;
+    }
+    bool by_number = s.level == Level::Socket || s.level == Level::Node;
+    for (const IdRange& r : s.ids.ranges)
+      for_each_id(r, [&](unsigned id) {
+        if (by_number) {
+          const auto& index = s.level == Level::Socket ? m_socket_index : m_node_index;
+          auto it = index.find(id);
+          if (it != index.end()) return take(it->second);
+          if (s.level == Level::Node && node_exists(id)) {  // a node without CPUs
+            parts.push_back(Part{fmt::format("node:{}", id), {}, {}});
+            return;
+          }
+          throw Error(ErrorKind::Resolution,
+                      fmt::format("no {} {} on this machine ({}: {})", word, id,
+                                  level_plural(s.level), known_ids(s.level)));
+        }
+        if (id >= units.size())
+          throw Error(ErrorKind::Resolution,
+                      fmt::format("no {} {} on this machine ({}: {})", word, id,
+                                  level_plural(s.level), index_range(units.size())));
+        take(id);
+      });
+    return parts;
+  }
+
+  // For every CPU, the index of its unit at `level` (-1: none).
+  const std::vector<int>& unit_index(Level level) {
+    auto& idx = m_unit_index[static_cast<size_t>(level)];
+    if (idx.empty()) {
+      idx.assign(std::max(m_topo.possible.end(), m_topo.online.end()) + 1, -1);
+      const auto& units = level_units(m_topo, level);
+      for (size_t i = 0; i < units.size(); ++i)
+        units[i].cpus.for_each([&](unsigned cpu) {
+          if (cpu < idx.size() && idx[cpu] < 0) idx[cpu] = static_cast<int>(i);
+        });
+    }
+    return idx;
+  }
+
+  // Each part of the step before is narrowed on its own: an index counts
+  // among the units that share CPUs with that part, in the order of units.
+  std::vector<Part> later_step(const Step& s, const std::vector<Part>& before) {
+    const auto& units = level_units(m_topo, s.level);
+    const auto& idx = unit_index(s.level);
+    const char* word = level_word(s.level);
+    std::vector<Part> parts;
+    for (const Part& parent : before) {
+      std::vector<int> candidates;
+      parent.cpus.for_each([&](unsigned cpu) {
+        if (cpu < idx.size() && idx[cpu] >= 0) candidates.push_back(idx[cpu]);
+      });
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      auto take = [&](size_t i, bool named) {
+        size_t u = static_cast<size_t>(candidates[i]);
+        Part child{fmt::format("{}.{}:{}", parent.label, word, i), units[u].cpus & parent.cpus,
+                   offline_of(s.level, u) & parent.offline};
+        if (named && s.level == Level::Cpu) child.cpus.for_each([&](unsigned cpu) { check_named_cpu(cpu); });
+        parts.push_back(std::move(child));
+      };
+      if (s.ids.all) {
+        for (size_t i = 0; i < candidates.size(); ++i) take(i, false);
+        continue;
+      }
+      for (const IdRange& r : s.ids.ranges)
+        for_each_id(r, [&](unsigned id) {
+          if (id >= candidates.size()) {
+            throw Error(ErrorKind::Resolution,
+                        candidates.empty()
+                            ? fmt::format("no {} {} in {} (it has no {})", word, id, parent.label,
+                                          level_plural(s.level))
+                            : fmt::format("no {} {} in {} ({}: {})", word, id, parent.label,
+                                          level_plural(s.level), index_range(candidates.size())));
+          }
+          take(id, true);
+        });
+    }
+    return parts;
+  }
+
+  bool node_exists(unsigned id) const {
+    for (const auto& n : m_topo.nodes)
+      if (n.node == id) return true;
+    return false;
+  }
+
+  static std::string index_range(size_t count) {
+    if (count == 0) return "none";
+    return count == 1 ? "0" : fmt::format("0-{}", count - 1);
+  }
+
+  std::string known_ids(Level level) const {
+    CpuSet ids;
+    if (level == Level::Node) {
+      for (const auto& n : m_topo.nodes) ids.set(n.node);
+    }
+    for (const auto& u : level_units(m_topo, level))
+      if (u.id >= 0) ids.set(static_cast<unsigned>(u.id));
+    return list_or_none(ids);
+  }
+
+  const Location& m_loc;
+  const Topology& m_topo;
+  const Allowed& m_allowed;
+  SelectMode m_mode;
+  std::unordered_map<long, size_t> m_socket_index, m_node_index;
+  CpuSet m_offline_known;
+  std::vector<int> m_unit_index[6];
+};
+
+}  // namespace
+
+LocationSelection select_location(const Location& location, const Topology& topo,
+                                  const Allowed& allowed, SelectMode mode) {
+  return Evaluator(location, topo, allowed, mode).run();
+}
+
+}  // namespace affix

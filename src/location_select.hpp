@@ -1,0 +1,45 @@
+#pragma once
+// Evaluates a parsed location on a topology: which CPUs it names, and which
+// of them do not count (offline, not allowed). The rules of the contract's
+// "Locations" and "Selection rules":
+//
+// - First step: socket, node and cpu take kernel numbers; die, llc and core
+//   a machine-wide index (the position in Topology's unit vectors).
+// - Later steps: each unit the step before selected is narrowed on its own
+//   (as hwloc does: `socket:all.core:0` is the first core of every socket):
+//   an index among the units of the level that share CPUs with that unit,
+//   in the order of units, keeping only the CPUs it selected. Indexes count
+//   online CPUs before the allowed set is applied, so they never depend on
+//   the cgroup.
+// - A unit that does not exist is an error. A CPU named by number (cpu: with
+//   numbers, or a bare list) that is offline or not allowed is an error
+//   (Mode::Strict). Larger units and `all` are intersected with the allowed
+//   online CPUs; what they lose is reported.
+// - Mode::Lenient (for --exclude): naming an offline or not-allowed CPU is
+//   fine (it just removes nothing); units that do not exist are still errors.
+
+#include <string>
+
+#include "cpuset.hpp"
+#include "location.hpp"
+#include "topology.hpp"
+
+namespace affix {
+
+enum class SelectMode { Strict, Lenient };
+
+struct LocationSelection {
+  CpuSet cpus;         // online, allowed
+  CpuSet offline;      // offline CPUs (with known place) of the units named
+  CpuSet not_allowed;  // online CPUs of the units named that are not allowed
+};
+
+// Throws Error(Resolution) as described above (never for an empty result:
+// the caller decides).
+LocationSelection select_location(const Location& location, const Topology& topo,
+                                  const Allowed& allowed, SelectMode mode);
+
+// The units of a level, read straight from the Topology's vectors.
+const std::vector<Unit>& level_units(const Topology& topo, Level level);
+
+}  // namespace affix

@@ -1,0 +1,102 @@
+#include "memnodes.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "error.hpp"
+
+namespace affix {
+
+namespace {
+
+bool has_memory(const NodeInfo& n) { return !n.memory_total_kb || *n.memory_total_kb > 0; }
+
+bool mem_allowed(const Allowed& allowed, unsigned node) {
+  return allowed.mems.empty() || allowed.mems.test(node);
+}
+
+std::string node_list(const Topology& topo) {
+  CpuSet s;
+  for (const auto& n : topo.nodes) s.set(n.node);
+  return s.empty() ? "none" : format_cpulist(s);
+}
+
+}  // namespace
+
+CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Allowed& allowed) {
+  CpuSet out;
+  for (size_t i = 0; i < topo.nodes.size(); ++i) {
+    const NodeInfo& n = topo.nodes[i];
+    if (!cpu_nodes.test(n.node)) continue;
+    if (has_memory(n) && mem_allowed(allowed, n.node)) {
+      out.set(n.node);
+      continue;
+    }
+    // Nearest allowed node with memory by this node's distance row; nodes
+    // are sorted by number, so the first minimum is the lowest number.
+    std::optional<unsigned> best;
+    unsigned best_distance = std::numeric_limits<unsigned>::max();
+    for (size_t j = 0; j < topo.nodes.size(); ++j) {
+      const NodeInfo& m = topo.nodes[j];
+      if (j == i || !has_memory(m) || !mem_allowed(allowed, m.node)) continue;
+      unsigned d = j < n.distances.size() ? n.distances[j] : std::numeric_limits<unsigned>::max() - 1;
+      if (!best || d < best_distance) {
+        best = m.node;
+        best_distance = d;
+      }
+    }
+    if (best) out.set(*best);
+  }
+  if (out.empty())
+    throw Error(ErrorKind::Resolution,
+                fmt::format("no allowed memory node for the CPUs' nodes {} (allowed: {})",
+                            cpu_nodes.empty() ? "none" : format_cpulist(cpu_nodes),
+                            allowed.mems.empty() ? "all" : format_cpulist(allowed.mems)));
+  return out;
+}
+
+CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const Allowed& allowed) {
+  auto parsed = parse_cpulist(text);
+  if (!parsed)
+    throw Error(ErrorKind::Spec, fmt::format("invalid memory nodes: {}", parsed.error.message));
+  parsed.value->for_each([&](unsigned node) {
+    bool exists = false;
+    for (const auto& n : topo.nodes) exists = exists || n.node == node;
+    if (!exists)
+      throw Error(ErrorKind::Resolution, fmt::format("no node {} on this machine (nodes: {})",
+                                                     node, node_list(topo)));
+    if (!mem_allowed(allowed, node))
+      throw Error(ErrorKind::Resolution,
+                  fmt::format("memory node {} is not allowed (allowed: {}, from {})", node,
+                              format_cpulist(allowed.mems), allowed.source));
+  });
+  return *parsed.value;
+}
+
+MemRequest parse_mem(std::string_view text) {
+  MemRequest out;
+  std::string_view policy = text.substr(0, text.find(':'));
+  if (policy == "bind")
+    out.policy = MemPolicy::Bind;
+  else if (policy == "preferred")
+    out.policy = MemPolicy::Preferred;
+  else if (policy == "interleave")
+    out.policy = MemPolicy::Interleave;
+  else if (policy == "local")
+    out.policy = MemPolicy::Local;
+  else
+    throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': unknown policy '{}'", text, policy),
+                "write --mem bind|preferred|interleave|local[:NODES]");
+  if (policy.size() < text.size()) {
+    if (out.policy == MemPolicy::Local)
+      throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': local takes no nodes", text));
+    std::string_view nodes = text.substr(policy.size() + 1);
+    if (nodes.empty())
+      throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': missing nodes after ':'", text));
+    out.nodes = std::string(nodes);
+  }
+  return out;
+}
+
+}  // namespace affix

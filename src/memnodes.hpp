@@ -1,0 +1,33 @@
+#pragma once
+// The memory nodes of `--mem POLICY[:NODES]`.
+//
+// Default (no NODES): the NUMA nodes of the selected CPUs that have memory;
+// a memoryless node stands for its nearest node with memory that is allowed,
+// by its own distance row (ties to the lowest node number: the kernel's
+// fallback order); only allowed memory nodes are kept. A node whose memory
+// size is unknown counts as having memory. An empty Allowed::mems means
+// every node is allowed.
+//
+// Explicit NODES: a node list (cpulist syntax); every node must exist and be
+// allowed.
+
+#include <string_view>
+
+#include "cpuset.hpp"
+#include "os.hpp"
+#include "resolver.hpp"
+#include "topology.hpp"
+
+namespace affix {
+
+// Throws Error(Resolution) when no allowed node with memory is left.
+CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Allowed& allowed);
+
+// Throws Error(Spec) for a malformed list, Error(Resolution) for a node that
+// does not exist or is not allowed.
+CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const Allowed& allowed);
+
+// "--mem" text: bind|preferred|interleave|local[:NODES]. Throws Error(Usage).
+MemRequest parse_mem(std::string_view text);
+
+}  // namespace affix

@@ -1,0 +1,151 @@
+#include "resolver.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "error.hpp"
+#include "location.hpp"
+#include "location_select.hpp"
+#include "memnodes.hpp"
+#include "selection.hpp"
+#include "slice_rank.hpp"
+
+namespace affix {
+
+EnvLookup process_env() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+namespace {
+
+void add_dropped(Placement& p, const CpuSet& cpus, const char* reason) {
+  if (!cpus.empty()) p.dropped.push_back(Dropped{cpus, reason});
+}
+
+std::string list_or_none(const CpuSet& s) { return s.empty() ? "none" : format_cpulist(s); }
+
+// "the selection spans sockets 0-1 while its 4 CPUs would fit in socket 0".
+void warn_spread(Placement& p, const std::vector<Unit>& units, const CpuSet& spanned,
+                 const char* plural, const char* word, const Allowed& allowed) {
+  if (spanned.count() < 2) return;
+  unsigned count = p.cpus.count();
+  for (const Unit& u : units) {
+    if ((u.cpus & allowed.cpus).count() >= count) {
+      p.warnings.push_back(fmt::format("the selection spans {} {} while its {} CPUs would fit in {} {}",
+                                       plural, format_cpulist(spanned), count, word, u.id));
+      return;
+    }
+  }
+}
+
+void add_warnings(Placement& p, const PlacementRequest& req, const Topology& topo,
+                  const Allowed& allowed) {
+  if (req.order != Order::Scatter) {
+    warn_spread(p, topo.sockets, p.sockets, "sockets", "socket", allowed);
+    warn_spread(p, topo.numa, p.nodes, "nodes", "node", allowed);
+  }
+  if (p.mem_policy && *p.mem_policy != MemPolicy::Local && !(p.mem_nodes == p.nodes))
+    p.warnings.push_back(fmt::format("memory nodes {} differ from the CPUs' nodes {}",
+                                     list_or_none(p.mem_nodes), list_or_none(p.nodes)));
+  CpuSet isolated = p.cpus & topo.isolated;
+  if (!isolated.empty())
+    p.warnings.push_back(fmt::format(
+        "the selection includes isolated CPUs {} (the scheduler does not balance load onto them)",
+        format_cpulist(isolated)));
+}
+
+void resolve_memory(Placement& p, const MemRequest& mem, const Topology& topo,
+                    const Allowed& allowed) {
+  p.mem_policy = mem.policy;
+  if (mem.policy == MemPolicy::Local) {
+    if (mem.nodes)
+      throw Error(ErrorKind::Usage, fmt::format("--mem local:{}: local takes no nodes", *mem.nodes));
+    return;
+  }
+  p.mem_nodes = mem.nodes ? explicit_mem_nodes(topo, *mem.nodes, allowed)
+                          : default_mem_nodes(topo, p.nodes, allowed);
+}
+
+}  // namespace
+
+Placement resolve(const PlacementRequest& request, const Topology& topo, const Allowed& allowed,
+                  const EnvLookup& env) {
+  // Parse everything first: a syntax error anywhere wins over resolution.
+  Location where = parse_location(request.where);
+  std::optional<Location> exclude;
+  if (request.exclude) exclude = parse_location(*request.exclude);
+  if (request.count && *request.count == 0)
+    throw Error(ErrorKind::Resolution, "--count 0: the count must be at least 1");
+
+  Placement p;
+  LocationSelection sel = select_location(where, topo, allowed, SelectMode::Strict);
+  add_dropped(p, sel.offline, "offline");
+  add_dropped(p, sel.not_allowed, "not-allowed");
+  CpuSet cpus = sel.cpus;
+  if (cpus.empty())
+    throw Error(ErrorKind::Resolution,
+                fmt::format("'{}' selects no CPU that is online and allowed (allowed: {}, from {})",
+                            request.where, list_or_none(allowed.cpus), allowed.source));
+
+  if (exclude) {
+    CpuSet removed = cpus & select_location(*exclude, topo, allowed, SelectMode::Lenient).cpus;
+    cpus -= removed;
+    add_dropped(p, removed, "excluded");
+    if (cpus.empty())
+      throw Error(ErrorKind::Resolution,
+                  fmt::format("--exclude '{}' removes every CPU of '{}' ({})", *request.exclude,
+                              request.where, format_cpulist(removed)));
+  }
+
+  if (request.no_smt) {
+    CpuSet kept = keep_one_per_core(topo, cpus);
+    add_dropped(p, cpus - kept, "smt");
+    cpus = kept;
+  }
+
+  if (request.slice) {
+    unsigned k = request.slice->k, n = request.slice->n;
+    if (request.slice->from_rank) {
+      LauncherRank r = require_launcher_rank(env);
+      k = r.rank;
+      n = r.size;
+    }
+    CpuSet kept = slice_cores(topo, cpus, k, n);
+    add_dropped(p, cpus - kept, "slice");
+    cpus = kept;
+  }
+
+  p.sequence = order_cpus(topo, cpus, request.order);
+  if (request.count) {
+    unsigned n = *request.count;
+    if (n > p.sequence.size())
+      throw Error(ErrorKind::Resolution,
+                  fmt::format("--count {}: the selection has only {} CPU{} ({})", n,
+                              p.sequence.size(), p.sequence.size() == 1 ? "" : "s",
+                              format_cpulist(cpus)));
+    p.sequence.resize(n);
+    CpuSet kept;
+    for (unsigned cpu : p.sequence) kept.set(cpu);
+    add_dropped(p, cpus - kept, "count");
+    cpus = kept;
+  }
+  p.cpus = cpus;
+
+  p.cpus.for_each([&](unsigned cpu) {
+    if (cpu >= topo.cpus.size()) return;
+    const CpuInfo& c = topo.cpus[cpu];
+    if (c.socket >= 0) p.sockets.set(static_cast<unsigned>(c.socket));
+    if (c.node >= 0) p.nodes.set(static_cast<unsigned>(c.node));
+  });
+
+  if (request.mem) resolve_memory(p, *request.mem, topo, allowed);
+  add_warnings(p, request, topo, allowed);
+  return p;
+}
+
+}  // namespace affix

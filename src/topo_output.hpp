@@ -1,0 +1,17 @@
+#pragma once
+// What `affix topo` prints: a compact tree for people, or one JSON document
+// with the contract's fields (see cli.md, "Output: topo --json").
+
+#include <string>
+
+#include "topology.hpp"
+
+namespace affix {
+
+std::string topo_json(const Topology& topo, const Allowed& allowed);
+std::string topo_text(const Topology& topo, const Allowed& allowed);
+
+// "62.5 GiB", "512 MiB", "12 KiB"
+std::string format_kb(unsigned long long kb);
+
+}  // namespace affix

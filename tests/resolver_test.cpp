@@ -1,0 +1,344 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "error.hpp"
+#include "resolver.hpp"
+#include "topo_builder.hpp"
+
+using namespace affix;
+using namespace affix::test;
+
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+PlacementRequest req(const std::string& where) {
+  PlacementRequest r;
+  r.where = where;
+  return r;
+}
+
+Placement resolve_on(const Topology& t, const PlacementRequest& r, const Allowed& a,
+                     const EnvLookup& env = env_of({})) {
+  return resolve(r, t, a, env);
+}
+
+std::string cpus_of(const Topology& t, const std::string& where) {
+  return format_cpulist(resolve_on(t, req(where), allow_all(t)).cpus);
+}
+
+std::string error_of(const Topology& t, const PlacementRequest& r, const Allowed& a,
+                     ErrorKind kind = ErrorKind::Resolution, const EnvLookup& env = env_of({})) {
+  try {
+    resolve(r, t, a, env);
+  } catch (const Error& e) {
+    CHECK(e.kind() == kind);
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string dropped(const Placement& p) {
+  std::string out;
+  for (const auto& d : p.dropped) out += (out.empty() ? "" : " ") + d.reason + ":" + format_cpulist(d.cpus);
+  return out;
+}
+
+// 2 sockets, 1 node each, 4 cores per socket, 2 threads per core, Intel
+// numbering: core k has CPUs k and k+8.
+Topology two_sockets() { return build(TopoSpec{2, 1, 4, 2, 1, Numbering::Linear, {}, true, {}}); }
+
+}  // namespace
+
+TEST_CASE("resolver: first steps take kernel numbers and machine-wide indexes") {
+  auto t = two_sockets();
+  CHECK(cpus_of(t, "socket:1") == "4-7,12-15");
+  CHECK(cpus_of(t, "package:0") == "0-3,8-11");
+  CHECK(cpus_of(t, "node:1") == "4-7,12-15");
+  CHECK(cpus_of(t, "numa:0,1") == "0-15");
+  CHECK(cpus_of(t, "die:1") == "4-7,12-15");
+  CHECK(cpus_of(t, "llc:0") == "0-3,8-11");
+  CHECK(cpus_of(t, "core:0-3") == "0-3,8-11");
+  CHECK(cpus_of(t, "core:5") == "5,13");
+  CHECK(cpus_of(t, "core:0-7:3") == "0,3,6,8,11,14");
+  CHECK(cpus_of(t, "cpu:0-15:4") == "0,4,8,12");
+  CHECK(cpus_of(t, "3,9-10") == "3,9-10");
+  CHECK(cpus_of(t, "all") == "0-15");
+  CHECK(cpus_of(t, "cpu:all") == "0-15");
+  CHECK(cpus_of(t, "socket:all") == "0-15");
+  CHECK(cpus_of(t, "socket:0+core:7+15") == "0-3,7-11,15");
+}
+
+TEST_CASE("resolver: later steps index among the children of the step before") {
+  auto t = two_sockets();
+  CHECK(cpus_of(t, "socket:1.core:0-1") == "4-5,12-13");
+  CHECK(cpus_of(t, "core:5.cpu:1") == "13");
+  CHECK(cpus_of(t, "core:5.thread:0") == "5");
+  CHECK(cpus_of(t, "node:0.cpu:0-3") == "0-1,8-9");
+  CHECK(cpus_of(t, "socket:1.cpu:all") == "4-7,12-15");
+  CHECK(cpus_of(t, "socket:1.core:all.cpu:0") == "4-7");
+  CHECK(cpus_of(t, "socket:1.core:3.cpu:1") == "15");
+  CHECK(cpus_of(t, "core:3.socket:0") == "3,11");
+  // Each unit of a step is narrowed on its own (as hwloc does).
+  CHECK(cpus_of(t, "socket:all.core:0") == "0,4,8,12");
+  CHECK(cpus_of(t, "socket:0-1.core:1-2.cpu:1") == "9-10,13-14");
+  CHECK(error_of(t, req("socket:0-1.core:1.cpu:2"), allow_all(t)) ==
+        "no cpu 2 in socket:0.core:1 (cpus: 0-1)");
+  CHECK(cpus_of(t, "socket:0.core:1-3:2+socket:1.core:0") == "1,3-4,9,11-12");
+}
+
+TEST_CASE("resolver: alternate numbering across sockets keeps the tree order") {
+  // cpu = thread*8 + core_in_socket*2 + socket.
+  auto t = build(TopoSpec{2, 1, 4, 2, 1, Numbering::Alternate, {}, true, {}});
+  CHECK(cpus_of(t, "socket:0") == "0,2,4,6,8,10,12,14");
+  CHECK(cpus_of(t, "core:0-3") == "0,2,4,6,8,10,12,14");
+  CHECK(cpus_of(t, "node:0.cpu:0-3") == "0,2,8,10");
+  CHECK(cpus_of(t, "socket:1.core:1") == "3,11");
+  auto p = resolve_on(t, req("socket:1"), allow_all(t));
+  CHECK(p.sequence == std::vector<unsigned>{1, 3, 5, 7, 9, 11, 13, 15});
+}
+
+TEST_CASE("resolver: llc domains, several per node") {
+  auto t = build(TopoSpec{2, 2, 4, 1, 2, Numbering::Packed, {}, true, {}});
+  // 2 sockets x 2 nodes x 4 cores, 2 llcs of 2 cores per node: llc k = CPUs 2k, 2k+1.
+  CHECK(cpus_of(t, "llc:3") == "6-7");
+  CHECK(cpus_of(t, "node:1.llc:1") == "6-7");
+  CHECK(cpus_of(t, "socket:1.llc:0-1") == "8-11");
+  CHECK(cpus_of(t, "socket:1.node:1.core:3") == "15");
+  CHECK(cpus_of(t, "l3:all.core:0") == "0,2,4,6,8,10,12,14");
+}
+
+TEST_CASE("resolver: units that do not exist are errors that say what exists") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  CHECK(error_of(t, req("socket:7"), a) == "no socket 7 on this machine (sockets: 0-1)");
+  CHECK(error_of(t, req("socket:0-2"), a) == "no socket 2 on this machine (sockets: 0-1)");
+  CHECK(error_of(t, req("node:5"), a) == "no node 5 on this machine (nodes: 0-1)");
+  CHECK(error_of(t, req("core:8"), a) == "no core 8 on this machine (cores: 0-7)");
+  CHECK(error_of(t, req("llc:2"), a) == "no llc 2 on this machine (llcs: 0-1)");
+  CHECK(error_of(t, req("die:9"), a) == "no die 9 on this machine (dies: 0-1)");
+  CHECK(error_of(t, req("cpu:99"), a) == "no cpu 99 on this machine (cpus: 0-15)");
+  CHECK(error_of(t, req("16"), a) == "no cpu 16 on this machine (cpus: 0-15)");
+  CHECK(error_of(t, req("socket:1.core:4"), a) == "no core 4 in socket:1 (cores: 0-3)");
+  CHECK(error_of(t, req("core:2.cpu:2"), a) == "no cpu 2 in core:2 (cpus: 0-1)");
+  CHECK(error_of(t, req("socket:0.core:0.cpu:0.core:1"), a) ==
+        "no core 1 in socket:0.core:0.cpu:0 (cores: 0)");
+  CHECK(error_of(t, req("socket:0+socket:9"), a) == "no socket 9 on this machine (sockets: 0-1)");
+  CHECK(error_of(t, req("socket:1-0"), a, ErrorKind::Spec) ==
+        "invalid location 'socket:1-0': reversed range\n  socket:1-0\n           ^");
+}
+
+TEST_CASE("resolver: CPUs named by number must be online and allowed") {
+  auto t = build(TopoSpec{2, 1, 4, 2, 1, Numbering::Linear, {5, 13}, true, {}});
+  auto a = allow_all(t);
+  a.cpus -= CpuSet::range(2, 3);
+  a.source = "cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus";
+  CHECK(error_of(t, req("cpu:5"), a) == "CPU 5 is offline");
+  CHECK(error_of(t, req("4-6"), a) == "CPU 5 is offline");
+  CHECK(error_of(t, req("cpu:3"), a) ==
+        "CPU 3 is not allowed (allowed: 0-1,4,6-12,14-15, from "
+        "cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
+  CHECK(error_of(t, req("socket:0.cpu:6"), a) ==
+        "CPU 3 is not allowed (allowed: 0-1,4,6-12,14-15, from "
+        "cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
+  // Larger units and `all` are intersected, and say what they dropped.
+  auto p = resolve_on(t, req("socket:0+socket:1"), a);
+  CHECK(format_cpulist(p.cpus) == "0-1,4,6-12,14-15");
+  CHECK(dropped(p) == "offline:5,13 not-allowed:2-3");
+  auto q = resolve_on(t, req("all"), a);
+  CHECK(format_cpulist(q.cpus) == "0-1,4,6-12,14-15");
+  CHECK(dropped(q) == "offline:5,13 not-allowed:2-3");
+  // An offline core is not counted among the children of socket 1.
+  CHECK(cpus_of(t, "socket:1.core:1") == "6,14");
+  auto r = resolve_on(t, req("core:1"), a);
+  CHECK(dropped(r) == "");
+}
+
+TEST_CASE("resolver: offline CPUs whose place is unknown are left out of the dropped list") {
+  auto t = build(TopoSpec{1, 1, 4, 1, 1, Numbering::Linear, {2}, false, {}});
+  auto p = resolve_on(t, req("all"), allow_all(t));
+  CHECK(format_cpulist(p.cpus) == "0-1,3");
+  CHECK(dropped(p) == "");
+  auto q = resolve_on(t, req("socket:0"), allow_all(t));
+  CHECK(dropped(q) == "");
+  CHECK(error_of(t, req("cpu:2"), allow_all(t)) == "CPU 2 is offline");
+}
+
+TEST_CASE("resolver: empty selections are errors") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  a.cpus = CpuSet::range(0, 1);
+  a.source = "status:/proc/self/status";
+  CHECK(error_of(t, req("socket:1"), a) ==
+        "'socket:1' selects no CPU that is online and allowed (allowed: 0-1, from "
+        "status:/proc/self/status)");
+  CHECK(error_of(t, req("socket:1.core:all"), a) ==
+        "'socket:1.core:all' selects no CPU that is online and allowed (allowed: 0-1, from "
+        "status:/proc/self/status)");
+  auto full = allow_all(t);
+  PlacementRequest r = req("core:0");
+  r.exclude = "cpu:0,8";
+  CHECK(error_of(t, r, full) == "--exclude 'cpu:0,8' removes every CPU of 'core:0' (0,8)");
+  // A node without CPUs exists but selects nothing.
+  t.nodes.push_back(NodeInfo{2, {}, 1024, 1024, {30, 30, 10}});
+  CHECK(error_of(t, req("node:2"), full) ==
+        "'node:2' selects no CPU that is online and allowed (allowed: 0-15, from all-online)");
+  CHECK(error_of(t, req("node:2.core:0"), full) == "no core 0 in node:2 (it has no cores)");
+  CHECK(cpus_of(t, "node:1-2") == "4-7,12-15");
+}
+
+TEST_CASE("resolver: --exclude, --no-smt, --slice, --count apply in that order") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  PlacementRequest r = req("all");
+  r.exclude = "core:0";
+  r.no_smt = true;
+  r.slice = SliceRequest{false, 1, 2};
+  r.count = 2;
+  auto p = resolve_on(t, r, a);
+  // all minus core 0 -> cores 1-7; one thread each -> 1-7; slice 1/2 of 7 cores
+  // (4+3) -> cores 5-7; count 2 -> 5,6.
+  CHECK(format_cpulist(p.cpus) == "5-6");
+  CHECK(p.sequence == std::vector<unsigned>{5, 6});
+  CHECK(dropped(p) == "excluded:0,8 smt:9-15 slice:1-4 count:7");
+}
+
+TEST_CASE("resolver: --exclude is lenient about what it names, strict about what exists") {
+  auto t = build(TopoSpec{1, 1, 4, 2, 1, Numbering::Linear, {7}, true, {}});
+  auto a = allow_all(t);
+  a.cpus.reset(6);
+  PlacementRequest r = req("all");
+  r.exclude = "6-7+core:0";
+  auto p = resolve_on(t, r, a);
+  CHECK(format_cpulist(p.cpus) == "1-3,5");
+  CHECK(dropped(p) == "offline:7 not-allowed:6 excluded:0,4");
+  r.exclude = "socket:3";
+  CHECK(error_of(t, r, a) == "no socket 3 on this machine (sockets: 0)");
+  r.exclude = "socket:";
+  CHECK(error_of(t, r, a, ErrorKind::Spec) ==
+        "invalid location 'socket:': missing number\n  socket:\n         ^");
+}
+
+TEST_CASE("resolver: --no-smt keeps the lowest selected CPU of each core") {
+  auto t = two_sockets();
+  PlacementRequest r = req("socket:0");
+  r.no_smt = true;
+  auto p = resolve_on(t, r, allow_all(t));
+  CHECK(format_cpulist(p.cpus) == "0-3");
+  CHECK(dropped(p) == "smt:8-11");
+  r.where = "cpu:8,1,9";
+  CHECK(format_cpulist(resolve_on(t, r, allow_all(t)).cpus) == "1,8");
+}
+
+TEST_CASE("resolver: --count in compact and scatter order") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  PlacementRequest r = req("all");
+  auto p = resolve_on(t, r, a);
+  CHECK(p.sequence == std::vector<unsigned>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  r.count = 3;
+  p = resolve_on(t, r, a);
+  CHECK(format_cpulist(p.cpus) == "0-2");
+  CHECK(dropped(p) == "count:3-15");
+  r.count = 10;
+  CHECK(format_cpulist(resolve_on(t, r, a).cpus) == "0-9");
+  r.order = Order::Scatter;
+  r.count = 4;
+  p = resolve_on(t, r, a);
+  CHECK(p.sequence == std::vector<unsigned>{0, 4, 1, 5});
+  r.count = 10;
+  p = resolve_on(t, r, a);
+  CHECK(p.sequence == std::vector<unsigned>{0, 4, 1, 5, 2, 6, 3, 7, 8, 12});
+  r.count = std::nullopt;
+  p = resolve_on(t, r, a);
+  CHECK(p.sequence == std::vector<unsigned>{0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15});
+}
+
+TEST_CASE("resolver: --count and --slice that cannot be met") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  PlacementRequest r = req("core:0-1");
+  r.count = 5;
+  CHECK(error_of(t, r, a) == "--count 5: the selection has only 4 CPUs (0-1,8-9)");
+  r.count = 0;
+  CHECK(error_of(t, r, a) == "--count 0: the count must be at least 1");
+  r.count = std::nullopt;
+  r.slice = SliceRequest{false, 0, 3};
+  CHECK(error_of(t, r, a) == "--slice 0/3: the selection has 2 cores, fewer than 3 parts");
+  r.slice = SliceRequest{false, 3, 3};
+  CHECK(error_of(t, r, a) == "--slice 3/3: part 3 does not exist (parts are 0-2)");
+  r.slice = SliceRequest{false, 0, 0};
+  CHECK(error_of(t, r, a) == "--slice K/N: N must be at least 1");
+  r.where = "core:0";
+  r.slice = SliceRequest{false, 0, 2};
+  CHECK(error_of(t, r, a) == "--slice 0/2: the selection has 1 core, fewer than 2 parts");
+}
+
+TEST_CASE("resolver: --slice K/N splits whole cores, the first C mod N parts one larger") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  PlacementRequest r = req("all");
+  std::vector<std::string> parts;
+  for (unsigned k = 0; k < 3; ++k) {
+    r.slice = SliceRequest{false, k, 3};
+    parts.push_back(format_cpulist(resolve_on(t, r, a).cpus));
+  }
+  CHECK(parts == std::vector<std::string>{"0-2,8-10", "3-5,11-13", "6-7,14-15"});
+  r.slice = SliceRequest{false, 7, 8};
+  CHECK(format_cpulist(resolve_on(t, r, a).cpus) == "7,15");
+}
+
+TEST_CASE("resolver: --slice rank reads the launcher's local rank and size") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  PlacementRequest r = req("all");
+  r.slice = SliceRequest{true, 0, 1};
+  auto ompi = env_of({{"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}});
+  CHECK(format_cpulist(resolve_on(t, r, a, ompi).cpus) == "4-7,12-15");
+  auto slurm = env_of({{"SLURM_LOCALID", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x3),4"},
+                       {"SLURM_NODEID", "3"}});
+  CHECK(format_cpulist(resolve_on(t, r, a, slurm).cpus) == "4-5,12-13");
+  CHECK(error_of(t, r, a, ErrorKind::Resolution) ==
+        "--slice rank: no launcher rank found (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, "
+        "PMI_LOCAL_RANK, SLURM_LOCALID are unset)");
+}
+
+TEST_CASE("resolver: sockets and nodes of the placement") {
+  auto t = build(TopoSpec{2, 2, 2, 1, 1, Numbering::Linear, {}, true, {}});
+  auto p = resolve_on(t, req("cpu:1-2"), allow_all(t));
+  CHECK(format_cpulist(p.sockets) == "0");
+  CHECK(format_cpulist(p.nodes) == "0-1");
+  p = resolve_on(t, req("core:3-4"), allow_all(t));
+  CHECK(format_cpulist(p.sockets) == "0-1");
+  CHECK(format_cpulist(p.nodes) == "1-2");
+  CHECK_FALSE(p.mem_policy.has_value());
+  CHECK(p.mem_nodes.empty());
+}
+
+TEST_CASE("resolver: warnings") {
+  auto t = build(TopoSpec{2, 2, 2, 1, 1, Numbering::Linear, {}, true, {6}});
+  auto a = allow_all(t);
+  auto p = resolve_on(t, req("cpu:3-4"), a);
+  CHECK(p.warnings == std::vector<std::string>{
+                          "the selection spans sockets 0-1 while its 2 CPUs would fit in socket 0",
+                          "the selection spans nodes 1-2 while its 2 CPUs would fit in node 0"});
+  CHECK(resolve_on(t, req("all"), a).warnings ==
+        std::vector<std::string>{"the selection includes isolated CPUs 6 (the scheduler does not "
+                                 "balance load onto them)"});
+  CHECK(resolve_on(t, req("node:0"), a).warnings.empty());
+  PlacementRequest r = req("node:0");
+  r.mem = MemRequest{MemPolicy::Bind, std::string("1")};
+  CHECK(resolve_on(t, r, a).warnings ==
+        std::vector<std::string>{"memory nodes 1 differ from the CPUs' nodes 0"});
+  r.where = "cpu:3-4";
+  r.order = Order::Scatter;
+  r.mem = std::nullopt;
+  CHECK(resolve_on(t, r, a).warnings.empty());
+}
