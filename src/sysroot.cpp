@@ -35,11 +35,8 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
   std::string p = path(rel);
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return std::nullopt;
-  }
+  // No fstat: a directory answers read() with EISDIR, which is "unreadable"
+  // below (one syscall less per file: a 4096-CPU topology reads ~50k files).
   std::string out;
   char buf[8192];
   while (true) {
