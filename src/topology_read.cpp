@@ -151,21 +151,39 @@ void read_nodes(const SysRoot& root, RawTopology& raw) {
   }
 }
 
-// The cache directory of `cpu` whose level is the machine's last level.
+// The cache directories of a CPU: (level, "indexN") of its data/unified
+// caches. Only the caches of the CPU's own highest level can be its last
+// level cache, so `type` is read only for those (one read per CPU instead of
+// one per cache); the entries below that level are kept without their type
+// and never used.
 struct CpuCaches {
-  std::vector<std::pair<long, std::string>> entries;  // (level, "indexN") of data/unified caches
+  std::vector<std::pair<long, std::string>> entries;
 };
 
 CpuCaches read_cache_levels(const SysRoot& root, const std::string& cpu_dir) {
   CpuCaches out;
   std::string dir = cpu_dir + "/cache";
+  std::vector<std::pair<long, std::string>> all;
   for (auto& name : root.list(dir)) {
     if (!numbered(name, "index", 1024)) continue;
     auto level = root.read_int(dir + "/" + name + "/level");
     if (!level || *level < 0) continue;
-    auto type = root.read(dir + "/" + name + "/type");
-    if (type && trim(*type) == "Instruction") continue;
-    out.entries.emplace_back(*level, name);
+    all.emplace_back(*level, name);
+  }
+  // Highest level first; a level whose caches are all instruction caches
+  // does not count.
+  std::vector<long> levels;
+  for (auto& entry : all) levels.push_back(entry.first);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  for (auto level = levels.rbegin(); level != levels.rend(); ++level) {
+    for (auto& entry : all) {
+      if (entry.first != *level) continue;
+      auto type = root.read(dir + "/" + entry.second + "/type");
+      if (type && trim(*type) == "Instruction") continue;
+      out.entries.push_back(entry);
+    }
+    if (!out.entries.empty()) break;
   }
   return out;
 }
