@@ -11,10 +11,12 @@
 // With --verify-pid, after every run every thread of PID must have
 // Cpus_allowed_list equal to the value just used, and the process must have
 // at least --verify-threads threads; otherwise the run is reported and the
-// timer exits 3. Output: one line per measured run, "ROUND INDEX NANOSECONDS".
+// timer exits 3. Output: one line per measured run, "ROUND INDEX WALL_NS CPU_NS"
+// (CPU_NS: user + system time of the child, from wait4).
 // A command that exits non-zero stops the timer (exit 2) with its status.
 #include <dirent.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,8 +62,13 @@ std::string substitute(const std::string& word, const std::string& value) {
   return out;
 }
 
-// Runs one command with stdout/stderr on /dev/null; returns wait status and the elapsed ns.
-int run(const Command& cmd, const std::string& value, long long& elapsed) {
+long long tv_ns(const timeval& tv) {
+  return static_cast<long long>(tv.tv_sec) * 1000000000LL + tv.tv_usec * 1000LL;
+}
+
+// Runs one command with stdout/stderr on /dev/null; returns wait status, the
+// elapsed wall ns and the CPU ns (user + system) the child used.
+int run(const Command& cmd, const std::string& value, long long& elapsed, long long& cpu) {
   std::vector<std::string> args, envs;
   for (const auto& a : cmd.argv) args.push_back(substitute(a, value));
   for (char** e = environ; *e; ++e) envs.emplace_back(*e);
@@ -84,9 +91,11 @@ int run(const Command& cmd, const std::string& value, long long& elapsed) {
     std::exit(2);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  rusage ru{};
+  while (wait4(pid, &status, 0, &ru) < 0) {
   }
   elapsed = now_ns() - t0;
+  cpu = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
   return status;
 }
 
@@ -165,8 +174,8 @@ int main(int argc, char** argv) {
   for (long r = -warmup; r < rounds; ++r) {
     for (size_t k = 0; k < cmds.size(); ++k) {
       const std::string value = toggle[turn++ % toggle.size()];
-      long long ns = 0;
-      int status = run(cmds[k], value, ns);
+      long long ns = 0, cpu_ns = 0;
+      int status = run(cmds[k], value, ns, cpu_ns);
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::fprintf(stderr, "bench-timer: command %zu (%s ...) failed with status %d\n", k,
                      cmds[k].argv[0].c_str(), WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -182,7 +191,7 @@ int main(int argc, char** argv) {
           return 3;
         }
       }
-      if (r >= 0) std::printf("%ld %zu %lld\n", r, k, ns);
+      if (r >= 0) std::printf("%ld %zu %lld %lld\n", r, k, ns, cpu_ns);
     }
   }
   return 0;
