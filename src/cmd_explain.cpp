@@ -1,11 +1,34 @@
-// Placeholder until the command is written.
+// `affix explain [OPTIONS] WHERE [--json] [--root DIR]`: resolve and print,
+// change nothing.
+#include <cstdio>
+
 #include "commands.hpp"
 #include "error.hpp"
+#include "explain_output.hpp"
+#include "placement_cli.hpp"
+#include "placement_env.hpp"
+#include "resolver.hpp"
+#include "sysroot.hpp"
+#include "topology.hpp"
 
 namespace affix {
 
-int command_explain(const Args&) {
-  throw Error(ErrorKind::Usage, "'explain' is not implemented yet");
+int command_explain(const Args& args) {
+  CommandLine cl = parse_command_line(CommandKind::Explain, args);
+  if (cl.help) {
+    std::fputs(command_help(CommandKind::Explain).c_str(), stdout);
+    return k_exit_ok;
+  }
+  SysRoot root(cl.root.value_or("/"));
+  Topology topo = read_topology(root);
+  Allowed allowed = read_allowed(root, topo);
+  EnvLookup env = process_env();
+  Placement placement = resolve(cl.request, topo, allowed, env);
+  EnvVars vars = placement_env(placement, env);
+  std::string text = cl.json ? explain_json(placement, allowed, vars)
+                             : explain_text(placement, allowed, vars);
+  std::fputs(text.c_str(), stdout);
+  return k_exit_ok;
 }
 
 }  // namespace affix

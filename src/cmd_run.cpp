@@ -1,11 +1,37 @@
-// Placeholder until the command is written.
+// `affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]`: parse, read the
+// machine, resolve, then launch (launch.cpp) through the real Os.
+#include <cstdio>
+#include <iostream>
+
 #include "commands.hpp"
 #include "error.hpp"
+#include "launch.hpp"
+#include "placement_cli.hpp"
+#include "placement_env.hpp"
+#include "resolver.hpp"
+#include "sysroot.hpp"
+#include "topology.hpp"
 
 namespace affix {
 
-int command_run(const Args&) {
-  throw Error(ErrorKind::Usage, "'run' is not implemented yet");
+int command_run(const Args& args) {
+  CommandLine cl = parse_command_line(CommandKind::Run, args);
+  if (cl.help) {
+    std::fputs(command_help(CommandKind::Run).c_str(), stdout);
+    return k_exit_ok;
+  }
+  SysRoot root;
+  Topology topo = read_topology(root);
+  Allowed allowed = read_allowed(root, topo);
+  EnvLookup env = process_env();
+  Placement placement = resolve(cl.request, topo, allowed, env);
+
+  LaunchRequest request;
+  request.argv = cl.rest;
+  request.verbose = cl.verbose;
+  request.dry_run = cl.dry_run;
+  if (cl.env) request.env = placement_env(placement, env);
+  return launch(linux_os(), placement, request, std::cout, std::cerr);
 }
 
 }  // namespace affix

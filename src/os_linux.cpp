@@ -12,6 +12,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -172,16 +173,21 @@ Os& linux_os() {
 }  // namespace affix
 
 // libnuma prints its own warnings unless the program overrides these weak
-// symbols: route them through affix's format.
+// symbols: route them through affix's format, one line each (libnuma's
+// format strings may end with a newline of their own; numa_error reports a
+// failed call with errno set, as perror would).
 extern "C" void numa_error(char* where) {
-  fprintf(stderr, "affix: warning: libnuma: %s\n", where);
+  int err = errno;
+  fprintf(stderr, "affix: warning: libnuma: %s: %s\n", where ? where : "?", strerror(err));
 }
 extern "C" void numa_warn(int num, char* fmt, ...) {
   (void)num;
+  char text[1024];
   va_list ap;
   va_start(ap, fmt);
-  fputs("affix: warning: libnuma: ", stderr);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(text, sizeof text, fmt ? fmt : "?", ap);
   va_end(ap);
-  fputc('\n', stderr);
+  size_t n = strlen(text);
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) text[--n] = '\0';
+  fprintf(stderr, "affix: warning: libnuma: %s\n", text);
 }

@@ -1,0 +1,112 @@
+#include "explain_output.hpp"
+
+#include <fmt/format.h>
+
+#include "json.hpp"
+
+namespace affix {
+
+namespace {
+
+constexpr int k_label_width = 10;
+
+void line(std::string& out, const char* label, const std::string& value) {
+  out += fmt::format("{:<{}}{}\n", label, k_label_width, value);
+}
+
+std::string sequence_text(const std::vector<unsigned>& sequence) {
+  std::string out;
+  for (unsigned cpu : sequence) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(cpu);
+  }
+  return out;
+}
+
+bool ascending(const std::vector<unsigned>& sequence) {
+  for (size_t i = 1; i < sequence.size(); ++i)
+    if (sequence[i] < sequence[i - 1]) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string explain_text(const Placement& p, const Allowed& allowed, const EnvVars& env) {
+  std::string out;
+  unsigned n = p.cpus.count();
+  line(out, "cpus", fmt::format("{} ({} CPU{})", format_cpulist(p.cpus), n, n == 1 ? "" : "s"));
+  if (!ascending(p.sequence)) line(out, "order", sequence_text(p.sequence));
+  line(out, "sockets", format_cpulist(p.sockets));
+  line(out, "nodes", format_cpulist(p.nodes));
+  line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
+                                   format_cpulist(allowed.mems), allowed.source));
+  if (!p.mem_policy)
+    line(out, "memory", "policy unchanged (no --mem)");
+  else if (*p.mem_policy == MemPolicy::Local)
+    line(out, "memory", "local");
+  else
+    line(out, "memory", fmt::format("{} on node{} {}", mem_policy_name(*p.mem_policy),
+                                    p.mem_nodes.count() == 1 ? "" : "s",
+                                    format_cpulist(p.mem_nodes)));
+  const char* label = "dropped";
+  for (auto& d : p.dropped) {
+    line(out, label, fmt::format("{} {}", format_cpulist(d.cpus), d.reason));
+    label = "";
+  }
+  label = "env";
+  for (auto& [name, value] : env) {
+    line(out, label, fmt::format("{}={}", name, value));
+    label = "";
+  }
+  for (auto& w : p.warnings) line(out, "warning", w);
+  return out;
+}
+
+std::string explain_json(const Placement& p, const Allowed& allowed, const EnvVars& env) {
+  JsonWriter j;
+  j.begin_object();
+  j.field("cpus", format_cpulist(p.cpus));
+  j.field("count", p.cpus.count());
+  j.key("sequence");
+  j.begin_array();
+  for (unsigned cpu : p.sequence) j.value(cpu);
+  j.end_array();
+  j.field("sockets", format_cpulist(p.sockets));
+  j.field("nodes", format_cpulist(p.nodes));
+  j.key("allowed");
+  j.begin_object();
+  j.field("cpus", format_cpulist(allowed.cpus));
+  j.field("nodes", format_cpulist(allowed.mems));
+  j.field("source", allowed.source);
+  j.end_object();
+  j.key("mem");
+  if (p.mem_policy) {
+    j.begin_object();
+    j.field("policy", mem_policy_name(*p.mem_policy));
+    j.field("nodes", format_cpulist(p.mem_nodes));
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.key("dropped");
+  j.begin_array();
+  for (auto& d : p.dropped) {
+    j.begin_object();
+    j.field("cpus", format_cpulist(d.cpus));
+    j.field("reason", d.reason);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("env");
+  j.begin_object();
+  for (auto& [name, value] : env) j.field(name, value);
+  j.end_object();
+  j.key("warnings");
+  j.begin_array();
+  for (auto& w : p.warnings) j.value(w);
+  j.end_array();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+}  // namespace affix

@@ -1,0 +1,124 @@
+#include "launch.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+#include "error.hpp"
+
+namespace affix {
+
+namespace {
+
+std::string plural(unsigned n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::string policy_text(const Placement& p) {
+  if (!p.mem_policy) return {};
+  if (*p.mem_policy == MemPolicy::Local) return "local";
+  return fmt::format("{} on node{} {}", mem_policy_name(*p.mem_policy),
+                     p.mem_nodes.count() == 1 ? "" : "s", format_cpulist(p.mem_nodes));
+}
+
+std::string command_text(const std::vector<std::string>& argv) {
+  std::string out;
+  for (auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& word) {
+  bool safe = !word.empty();
+  for (unsigned char c : word) {
+    if (!(std::isalnum(c) || std::strchr("-_./=:,+@%", c))) {
+      safe = false;
+      break;
+    }
+  }
+  if (safe) return word;
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
+                                         bool would) {
+  std::string pre = would ? "affix: would " : "affix: ";
+  std::vector<std::string> lines;
+  if (placement.mem_policy)
+    lines.push_back(fmt::format("{}set memory policy {}", pre, policy_text(placement)));
+  lines.push_back(fmt::format("{}bind to CPUs {} ({}; socket{} {}; node{} {})", pre,
+                              format_cpulist(placement.cpus),
+                              plural(placement.cpus.count(), "CPU"),
+                              placement.sockets.count() == 1 ? "" : "s",
+                              format_cpulist(placement.sockets),
+                              placement.nodes.count() == 1 ? "" : "s",
+                              format_cpulist(placement.nodes)));
+  for (auto& w : placement.warnings) lines.push_back("affix: warning: " + w);
+  for (auto& [name, value] : request.env)
+    lines.push_back(fmt::format("{}set {}={}", pre, name, shell_quote(value)));
+  lines.push_back(fmt::format("{}exec: {}", pre, command_text(request.argv)));
+  return lines;
+}
+
+ExecFailure exec_failure(const std::string& command, int error) {
+  bool has_slash = command.find('/') != std::string::npos;
+  if (error == ENOENT || error == ENOTDIR) {
+    ExecFailure f{k_exit_not_found, {}, {}};
+    if (has_slash)
+      f.message = fmt::format("cannot execute '{}': {}", command, std::strerror(error));
+    else
+      f.message = fmt::format("command not found: '{}'", command);
+    if (!command.empty() && command[0] == '-')
+      f.hint = fmt::format("'{}' is not an affix option: the command starts at the first word "
+                           "after WHERE that is not one", command);
+    return f;
+  }
+  return {k_exit_cannot_exec, fmt::format("cannot execute '{}': {}", command, std::strerror(error)),
+          {}};
+}
+
+int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
+           std::ostream& err) {
+  if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
+  if (request.dry_run) {
+    for (auto& line : describe_launch(placement, request, true)) out << line << '\n';
+    out.flush();
+    return k_exit_ok;
+  }
+  if (request.verbose) {
+    for (auto& line : describe_launch(placement, request, false)) err << line << '\n';
+    err.flush();
+  }
+  if (placement.mem_policy) {
+    if (int e = os.set_mempolicy(*placement.mem_policy, placement.mem_nodes))
+      throw Error(ErrorKind::Runtime, fmt::format("cannot set memory policy {}: {}",
+                                                  policy_text(placement), std::strerror(e)));
+  }
+  if (int e = os.set_affinity(0, placement.cpus))
+    throw Error(ErrorKind::Runtime,
+                fmt::format("cannot bind to CPUs {}: {}", format_cpulist(placement.cpus),
+                            std::strerror(e)),
+                e == EINVAL ? "the CPUs may have gone offline or out of affix's cpuset" : "");
+  for (auto& [name, value] : request.env) os.set_env(name, value);
+  out.flush();
+  int e = os.exec(request.argv);
+  if (e == 0) return k_exit_ok;
+  ExecFailure f = exec_failure(request.argv[0], e);
+  err << "affix: error: " << f.message << '\n';
+  if (!f.hint.empty()) err << "affix: hint: " << f.hint << '\n';
+  err.flush();
+  return f.status;
+}
+
+}  // namespace affix

@@ -1,0 +1,50 @@
+#pragma once
+// `affix run` after resolution: apply a placement to this process and exec
+// the command (no fork). The order is fixed: memory policy, then CPU
+// affinity, then the --env variables, then exec. Nothing execs when a step
+// before it fails: the command never runs unbound.
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "os.hpp"
+#include "placement_env.hpp"  // EnvVars
+#include "resolver.hpp"
+
+namespace affix {
+
+struct LaunchRequest {
+  std::vector<std::string> argv;  // the command and its arguments, untouched
+  EnvVars env;                    // variables to export (--env), in order
+  bool verbose = false;           // -v: the placement on `err` before the exec
+  bool dry_run = false;           // print what would be done on `out`, do nothing
+};
+
+// Returns 0 after a dry run; when exec fails, prints the error on `err` and
+// returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
+// Os::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
+// policy or the CPU affinity cannot be set (the caller exits 125).
+int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
+           std::ostream& err);
+
+// The lines -v and --dry-run print (each starting "affix: "): the memory
+// policy, the CPU affinity, warnings, each variable, the command. `would`
+// words them as a dry run ("affix: would exec: ...").
+std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
+                                         bool would);
+
+// One argv word as a shell would need it written: bare when safe, else in
+// single quotes ('it'\''s').
+std::string shell_quote(const std::string& word);
+
+// The exit status and message for an exec that failed with `error` (errno).
+struct ExecFailure {
+  int status;           // 126 or 127
+  std::string message;  // without "affix: error: "
+  std::string hint;     // may be empty
+};
+ExecFailure exec_failure(const std::string& command, int error);
+
+}  // namespace affix

@@ -1,0 +1,167 @@
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <sstream>
+
+#include "error.hpp"
+#include "fake_os.hpp"
+#include "launch.hpp"
+
+using namespace affix;
+using affix::test::FakeOs;
+
+namespace {
+
+CpuSet set_of(const char* list) { return *parse_cpulist(list).value; }
+
+Placement placement(const char* cpus, std::optional<MemPolicy> policy = std::nullopt,
+                    const char* mem_nodes = "") {
+  Placement p;
+  p.cpus = set_of(cpus);
+  p.sequence = p.cpus.members();
+  p.sockets = set_of("0");
+  p.nodes = set_of("0");
+  p.mem_policy = policy;
+  if (*mem_nodes) p.mem_nodes = set_of(mem_nodes);
+  return p;
+}
+
+LaunchRequest command(std::vector<std::string> argv) {
+  LaunchRequest r;
+  r.argv = std::move(argv);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("launch sets the memory policy, then the affinity, then the environment, then execs") {
+  FakeOs os;
+  auto req = command({"./server", "--port", "a b", "-x", ""});
+  req.env = {{"AFFIX_CPUS", "2-3"}, {"OMP_NUM_THREADS", "2"}};
+  std::ostringstream out, err;
+  CHECK(launch(os, placement("2-3", MemPolicy::Bind, "1"), req, out, err) == 0);
+  CHECK(os.calls == std::vector<std::string>{"set_mempolicy", "set_affinity", "set_env", "set_env", "exec"});
+  REQUIRE(os.set_mempolicy_calls.size() == 1);
+  CHECK(os.set_mempolicy_calls[0].policy == MemPolicy::Bind);
+  CHECK(os.set_mempolicy_calls[0].nodes == set_of("1"));
+  REQUIRE(os.set_affinity_calls.size() == 1);
+  CHECK(os.set_affinity_calls[0].tid == 0);
+  CHECK(os.set_affinity_calls[0].cpus == set_of("2-3"));
+  CHECK(os.env["AFFIX_CPUS"] == "2-3");
+  CHECK(os.env["OMP_NUM_THREADS"] == "2");
+  REQUIRE(os.exec_calls.size() == 1);
+  CHECK(os.exec_calls[0] == std::vector<std::string>{"./server", "--port", "a b", "-x", ""});
+  CHECK(out.str().empty());
+  CHECK(err.str().empty());
+}
+
+TEST_CASE("without --mem the memory policy is left alone") {
+  FakeOs os;
+  std::ostringstream out, err;
+  CHECK(launch(os, placement("0"), command({"true"}), out, err) == 0);
+  CHECK(os.calls == std::vector<std::string>{"set_affinity", "exec"});
+}
+
+TEST_CASE("nothing execs when binding fails") {
+  std::ostringstream out, err;
+  SECTION("memory policy") {
+    FakeOs os;
+    os.set_mempolicy_error = EINVAL;
+    try {
+      launch(os, placement("0-1", MemPolicy::Interleave, "0-1"), command({"true"}), out, err);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Runtime);
+      CHECK(std::string(e.what()) == "cannot set memory policy interleave on nodes 0-1: Invalid argument");
+    }
+    CHECK(os.calls == std::vector<std::string>{"set_mempolicy"});
+  }
+  SECTION("affinity") {
+    FakeOs os;
+    os.set_affinity_errors[0] = EINVAL;
+    auto req = command({"true"});
+    req.env = {{"AFFIX_CPUS", "0"}};
+    try {
+      launch(os, placement("0", MemPolicy::Local), req, out, err);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()) == "cannot bind to CPUs 0: Invalid argument");
+      CHECK(e.hint() == "the CPUs may have gone offline or out of affix's cpuset");
+    }
+    CHECK(os.calls == std::vector<std::string>{"set_mempolicy", "set_affinity"});
+    CHECK(os.exec_calls.empty());
+    CHECK(os.env.empty());
+  }
+}
+
+TEST_CASE("exec failures give 127 and 126 with their messages") {
+  std::ostringstream out, err;
+  FakeOs os;
+  os.exec_error = ENOENT;
+  CHECK(launch(os, placement("0"), command({"nosuch", "x"}), out, err) == 127);
+  CHECK(err.str() == "affix: error: command not found: 'nosuch'\n");
+
+  err.str("");
+  CHECK(launch(os, placement("0"), command({"./bin/x"}), out, err) == 127);
+  CHECK(err.str() == "affix: error: cannot execute './bin/x': No such file or directory\n");
+
+  err.str("");
+  CHECK(launch(os, placement("0"), command({"--no-smtt", "ls"}), out, err) == 127);
+  CHECK(err.str() ==
+        "affix: error: command not found: '--no-smtt'\n"
+        "affix: hint: '--no-smtt' is not an affix option: the command starts at the first word after WHERE that is not one\n");
+
+  err.str("");
+  os.exec_error = EACCES;
+  CHECK(launch(os, placement("0"), command({"/etc/passwd"}), out, err) == 126);
+  CHECK(err.str() == "affix: error: cannot execute '/etc/passwd': Permission denied\n");
+
+  os.exec_error = ENOEXEC;
+  CHECK(exec_failure("./x", ENOEXEC).status == 126);
+  CHECK(exec_failure("./x", ENOEXEC).message == "cannot execute './x': Exec format error");
+  CHECK(exec_failure("dir/", ENOTDIR).status == 127);
+}
+
+TEST_CASE("dry run prints what would be done and does nothing") {
+  FakeOs os;
+  auto req = command({"ls", "a b", "it's"});
+  req.dry_run = true;
+  req.env = {{"OMP_PLACES", "{0},{1}"}};
+  auto p = placement("0-1", MemPolicy::Preferred, "0");
+  p.warnings = {"memory nodes 0 differ from the CPUs' nodes 1"};
+  std::ostringstream out, err;
+  CHECK(launch(os, p, req, out, err) == 0);
+  CHECK(os.calls.empty());
+  CHECK(err.str().empty());
+  CHECK(out.str() ==
+        "affix: would set memory policy preferred on node 0\n"
+        "affix: would bind to CPUs 0-1 (2 CPUs; socket 0; node 0)\n"
+        "affix: warning: memory nodes 0 differ from the CPUs' nodes 1\n"
+        "affix: would set OMP_PLACES='{0},{1}'\n"
+        "affix: would exec: ls 'a b' 'it'\\''s'\n");
+}
+
+TEST_CASE("verbose prints the placement on stderr before the exec") {
+  FakeOs os;
+  auto req = command({"true"});
+  req.verbose = true;
+  auto p = placement("1,3");
+  p.sockets = set_of("0-1");
+  p.nodes = set_of("0,2");
+  std::ostringstream out, err;
+  CHECK(launch(os, p, req, out, err) == 0);
+  CHECK(err.str() ==
+        "affix: bind to CPUs 1,3 (2 CPUs; sockets 0-1; nodes 0,2)\n"
+        "affix: exec: true\n");
+  CHECK(out.str().empty());
+  CHECK(os.call_count("exec") == 1);
+}
+
+TEST_CASE("shell_quote") {
+  CHECK(shell_quote("ls") == "ls");
+  CHECK(shell_quote("--port=80") == "--port=80");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("a b") == "'a b'");
+  CHECK(shell_quote("$HOME") == "'$HOME'");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+}

@@ -1,0 +1,165 @@
+#include <catch2/catch.hpp>
+
+#include "error.hpp"
+#include "placement_cli.hpp"
+
+using namespace affix;
+
+namespace {
+
+CommandLine parse(CommandKind kind, Args args) { return parse_command_line(kind, args); }
+CommandLine run(Args args) { return parse(CommandKind::Run, std::move(args)); }
+
+// The message of the usage error the words give.
+std::string error_of(CommandKind kind, Args args) {
+  try {
+    parse_command_line(kind, args);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Usage);
+    return e.what();
+  }
+  FAIL("no error");
+  return {};
+}
+std::string run_error(Args args) { return error_of(CommandKind::Run, std::move(args)); }
+
+}  // namespace
+
+TEST_CASE("run: the first word after WHERE that is not an option starts the command") {
+  auto cl = run({"0", "ls", "-l"});
+  CHECK(cl.request.where == "0");
+  CHECK(cl.rest == Args{"ls", "-l"});
+
+  cl = run({"--no-smt", "socket:0", "-n", "2", "./server", "--no-smt", "-n", "3"});
+  CHECK(cl.request.where == "socket:0");
+  CHECK(cl.request.no_smt);
+  CHECK(cl.request.count == 2u);
+  CHECK(cl.rest == Args{"./server", "--no-smt", "-n", "3"});
+
+  cl = run({"all", "-v", "--env", "--dry-run", "--", "--weird", "a b", "'q'"});
+  CHECK(cl.verbose);
+  CHECK(cl.env);
+  CHECK(cl.dry_run);
+  CHECK(cl.rest == Args{"--weird", "a b", "'q'"});
+
+  // An unknown dash word after WHERE is the command.
+  cl = run({"0", "-l", "x"});
+  CHECK(cl.rest == Args{"-l", "x"});
+  // "--" before WHERE: WHERE is the next word, then the command.
+  cl = run({"-v", "--", "0-1", "--", "x"});
+  CHECK(cl.request.where == "0-1");
+  CHECK(cl.rest == Args{"--", "x"});
+  // "-" alone is a word, not an option.
+  cl = run({"0", "-"});
+  CHECK(cl.rest == Args{"-"});
+}
+
+TEST_CASE("value options in every spelling") {
+  auto cl = run({"--count=3", "--order=scatter", "--exclude", "cpu:1", "--slice", "1/4",
+                 "--mem=interleave:0-1", "all", "true"});
+  CHECK(cl.request.count == 3u);
+  CHECK(cl.request.order == Order::Scatter);
+  CHECK(cl.request.exclude == std::optional<std::string>("cpu:1"));
+  REQUIRE(cl.request.slice);
+  CHECK(!cl.request.slice->from_rank);
+  CHECK(cl.request.slice->k == 1);
+  CHECK(cl.request.slice->n == 4);
+  REQUIRE(cl.request.mem);
+  CHECK(cl.request.mem->policy == MemPolicy::Interleave);
+  CHECK(cl.request.mem->nodes == std::optional<std::string>("0-1"));
+
+  cl = run({"-n4", "-mbind", "all", "true"});
+  CHECK(cl.request.count == 4u);
+  CHECK(cl.request.mem->policy == MemPolicy::Bind);
+  CHECK(!cl.request.mem->nodes);
+
+  cl = run({"all", "-m", "preferred:1", "--slice=rank", "true"});
+  CHECK(cl.request.mem->policy == MemPolicy::Preferred);
+  CHECK(cl.request.mem->nodes == std::optional<std::string>("1"));
+  CHECK(cl.request.slice->from_rank);
+
+  cl = run({"all", "--mem", "local", "true"});
+  CHECK(cl.request.mem->policy == MemPolicy::Local);
+  CHECK(cl.request.order == Order::Compact);
+}
+
+TEST_CASE("explain and pin options") {
+  auto cl = parse(CommandKind::Explain, {"socket:1", "--json", "--root", "/tmp/x", "--no-smt"});
+  CHECK(cl.request.where == "socket:1");
+  CHECK(cl.json);
+  CHECK(cl.root == std::optional<std::string>("/tmp/x"));
+  CHECK(cl.request.no_smt);
+  CHECK(cl.rest.empty());
+
+  cl = parse(CommandKind::Pin, {"--tid", "node:0", "12", "--spread", "13", "-v", "--migrate"});
+  CHECK(cl.tid);
+  CHECK(cl.spread);
+  CHECK(cl.verbose);
+  CHECK(cl.migrate);
+  CHECK(cl.request.where == "node:0");
+  CHECK(cl.rest == Args{"12", "13"});
+
+  CHECK(parse(CommandKind::Explain, {"--help"}).help);
+  CHECK(parse(CommandKind::Run, {"-h"}).help);
+  CHECK(parse(CommandKind::Pin, {"0", "--help"}).help);
+  // --help after the command belongs to the command.
+  auto r = run({"0", "ls", "--help"});
+  CHECK(!r.help);
+  CHECK(r.rest == Args{"ls", "--help"});
+}
+
+TEST_CASE("usage errors have exact messages and hints") {
+  try {
+    parse_command_line(CommandKind::Run, {});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "no location given");
+    CHECK(e.hint() == "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]; see 'affix run --help'");
+  }
+  CHECK(run_error({"0"}) == "no command given to run at '0'");
+  CHECK(run_error({"0", "--"}) == "no command given to run at '0'");
+  CHECK(run_error({"--bogus", "0", "ls"}) == "unknown option '--bogus' for 'run'");
+  CHECK(run_error({"--json", "0", "ls"}) == "unknown option '--json' for 'run'");
+  CHECK(run_error({"-vx", "0", "ls"}) == "unknown option '-vx' for 'run'");
+  CHECK(run_error({"0", "-n"}) == "option '-n' needs a value");
+  CHECK(run_error({"--count"}) == "option '--count' needs a value");
+  CHECK(run_error({"-n", "2", "--count", "3", "0", "ls"}) == "option '--count' given twice");
+  CHECK(run_error({"--slice", "rank", "--slice", "0/2", "0", "ls"}) == "option '--slice' given twice");
+  CHECK(run_error({"-m", "bind", "--mem=local", "0", "ls"}) == "option '--mem' given twice");
+  CHECK(run_error({"--no-smt=1", "0", "ls"}) == "option '--no-smt' takes no value");
+  CHECK(run_error({"-n", "0", "0", "ls"}) == "invalid --count '0': expected a whole number from 1 to 1048576");
+  CHECK(run_error({"-n", "-2", "0", "ls"}) == "invalid --count '-2': expected a whole number from 1 to 1048576");
+  CHECK(run_error({"-n", "02", "0", "ls"}) == "invalid --count '02': expected a whole number from 1 to 1048576");
+  CHECK(run_error({"-n", "1048577", "0", "ls"}) == "invalid --count '1048577': expected a whole number from 1 to 1048576");
+  CHECK(run_error({"--order", "random", "0", "ls"}) == "invalid --order 'random': expected compact or scatter");
+  CHECK(run_error({"--slice", "2", "0", "ls"}) == "invalid --slice '2': expected K/N (part K of N, 0-based) or 'rank'");
+  CHECK(run_error({"--slice", "a/2", "0", "ls"}) == "invalid --slice 'a/2': expected K/N (part K of N, 0-based) or 'rank'");
+  CHECK(run_error({"--slice", "0/0", "0", "ls"}) == "invalid --slice '0/0': N must be at least 1");
+  CHECK(run_error({"--slice", "2/2", "0", "ls"}) == "invalid --slice '2/2': there is no part 2 of 2 (parts are numbered 0 to 1)");
+  CHECK(run_error({"--mem", "fast", "0", "ls"}) == "invalid --mem 'fast': unknown policy 'fast' (expected bind, preferred, interleave or local)");
+  CHECK(run_error({"--mem", "local:0", "0", "ls"}) == "invalid --mem 'local:0': 'local' takes no nodes");
+  CHECK(run_error({"--mem", "bind:", "0", "ls"}) == "invalid --mem 'bind:': bad node list: empty list at offset 0");
+  CHECK(run_error({"--mem", "bind:1-0", "0", "ls"}) == "invalid --mem 'bind:1-0': bad node list: reversed range 1-0 at offset 2");
+
+  CHECK(error_of(CommandKind::Explain, {}) == "no location given");
+  CHECK(error_of(CommandKind::Explain, {"0", "1"}) == "unexpected '1' after the location '0'");
+  CHECK(error_of(CommandKind::Explain, {"0", "--env"}) == "unknown option '--env' for 'explain'");
+  CHECK(error_of(CommandKind::Explain, {"0", "--root"}) == "option '--root' needs a value");
+  CHECK(error_of(CommandKind::Explain, {"0", "--root="}) == "option '--root' needs a directory");
+  CHECK(error_of(CommandKind::Pin, {"0"}) == "no process ID given");
+  CHECK(error_of(CommandKind::Pin, {"--tid", "0"}) == "no thread ID given");
+  CHECK(error_of(CommandKind::Pin, {"0", "12", "--dry-run"}) == "unknown option '--dry-run' for 'pin'");
+}
+
+TEST_CASE("help texts name every option of their command") {
+  auto run_help = command_help(CommandKind::Run);
+  for (const char* o : {"--env", "--dry-run", "--verbose", "--no-smt", "--count", "--order",
+                        "--exclude", "--slice", "--mem", "125", "126", "127"})
+    CHECK(run_help.find(o) != std::string::npos);
+  auto explain_help = command_help(CommandKind::Explain);
+  for (const char* o : {"--json", "--root", "--no-smt", "--slice"})
+    CHECK(explain_help.find(o) != std::string::npos);
+  auto pin_help = command_help(CommandKind::Pin);
+  for (const char* o : {"--tid", "--spread", "--migrate", "--verbose"})
+    CHECK(pin_help.find(o) != std::string::npos);
+}
