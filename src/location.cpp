@@ -6,18 +6,6 @@
 
 namespace affix {
 
-const char* level_word(Level level) {
-  switch (level) {
-    case Level::Socket: return "socket";
-    case Level::Node: return "node";
-    case Level::Die: return "die";
-    case Level::Llc: return "llc";
-    case Level::Core: return "core";
-    case Level::Cpu: return "cpu";
-  }
-  return "?";
-}
-
 const char* level_plural(Level level) {
   switch (level) {
     case Level::Socket: return "sockets";

@@ -68,10 +68,7 @@ struct Location {
 // Parses WHERE; throws Error(Spec) as described above.
 Location parse_location(std::string_view spec);
 
-// The spelling of a level in messages: "socket", "node", "die", "llc",
-// "core", "cpu".
-const char* level_word(Level level);
-// Plural for messages: "sockets", "nodes", ...
+// Plural of level_name (topology.hpp) for messages: "sockets", "nodes", ...
 const char* level_plural(Level level);
 
 // The three-line spec error text (exposed for the resolver's own errors that

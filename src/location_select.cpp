@@ -88,6 +88,8 @@ private:
 
   void evaluate(const Term& t, CpuSet& cpus, CpuSet& offline) {
     std::vector<Part> parts = first_step(t.steps[0]);
+    if (t.steps.size() == 1 && t.steps[0].level == Level::Cpu && t.steps[0].ids.all)
+      offline = m_offline_known;
     for (size_t i = 1; i < t.steps.size(); ++i) parts = later_step(t.steps[i], parts);
     for (const Part& p : parts) {
       cpus |= p.cpus;
@@ -97,10 +99,12 @@ private:
 
   std::vector<Part> first_step(const Step& s) {
     std::vector<Part> parts;
-    const char* word = level_word(s.level);
+    const char* word = level_name(s.level);
     if (s.level == Level::Cpu) {
-      if (s.ids.all) {
-        parts.push_back(Part{"cpu:all", m_topo.online, m_offline_known});
+      if (s.ids.all) {  // every online CPU; the term reports the offline ones
+        m_topo.online.for_each([&](unsigned cpu) {
+          parts.push_back(Part{fmt::format("cpu:{}", cpu), CpuSet::range(cpu, cpu), {}});
+        });
         return parts;
       }
       for (const IdRange& r : s.ids.ranges)
@@ -170,7 +174,7 @@ private:
   std::vector<Part> later_step(const Step& s, const std::vector<Part>& before) {
     const auto& units = level_units(m_topo, s.level);
     const auto& idx = unit_index(s.level);
-    const char* word = level_word(s.level);
+    const char* word = level_name(s.level);
     std::vector<Part> parts;
     for (const Part& parent : before) {
       std::vector<int> candidates;
@@ -179,15 +183,13 @@ private:
       });
       std::sort(candidates.begin(), candidates.end());
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-      auto take = [&](size_t i, bool named) {
+      auto take = [&](size_t i) {
         size_t u = static_cast<size_t>(candidates[i]);
-        Part child{fmt::format("{}.{}:{}", parent.label, word, i), units[u].cpus & parent.cpus,
-                   offline_of(s.level, u) & parent.offline};
-        if (named && s.level == Level::Cpu) child.cpus.for_each([&](unsigned cpu) { check_named_cpu(cpu); });
-        parts.push_back(std::move(child));
+        parts.push_back(Part{fmt::format("{}.{}:{}", parent.label, word, i),
+                             units[u].cpus & parent.cpus, offline_of(s.level, u) & parent.offline});
       };
       if (s.ids.all) {
-        for (size_t i = 0; i < candidates.size(); ++i) take(i, false);
+        for (size_t i = 0; i < candidates.size(); ++i) take(i);
         continue;
       }
       for (const IdRange& r : s.ids.ranges)
@@ -200,7 +202,7 @@ private:
                             : fmt::format("no {} {} in {} ({}: {})", word, id, parent.label,
                                           level_plural(s.level), index_range(candidates.size())));
           }
-          take(id, true);
+          take(id);
         });
     }
     return parts;

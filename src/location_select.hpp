@@ -11,9 +11,10 @@
 //   in the order of units, keeping only the CPUs it selected. Indexes count
 //   online CPUs before the allowed set is applied, so they never depend on
 //   the cgroup.
-// - A unit that does not exist is an error. A CPU named by number (cpu: with
-//   numbers, or a bare list) that is offline or not allowed is an error
-//   (Mode::Strict). Larger units and `all` are intersected with the allowed
+// - A unit that does not exist is an error. A CPU named by number in a
+//   first step (cpu: with numbers, or a bare list) that is offline or not
+//   allowed is an error (Mode::Strict); a cpu index in a later step is an
+//   index like any other (`core:all.cpu:0`) and is intersected. Larger units and `all` are intersected with the allowed
 //   online CPUs; what they lose is reported.
 // - Mode::Lenient (for --exclude): naming an offline or not-allowed CPU is
 //   fine (it just removes nothing); units that do not exist are still errors.

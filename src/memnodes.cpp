@@ -74,29 +74,5 @@ CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const All
   return *parsed.value;
 }
 
-MemRequest parse_mem(std::string_view text) {
-  MemRequest out;
-  std::string_view policy = text.substr(0, text.find(':'));
-  if (policy == "bind")
-    out.policy = MemPolicy::Bind;
-  else if (policy == "preferred")
-    out.policy = MemPolicy::Preferred;
-  else if (policy == "interleave")
-    out.policy = MemPolicy::Interleave;
-  else if (policy == "local")
-    out.policy = MemPolicy::Local;
-  else
-    throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': unknown policy '{}'", text, policy),
-                "write --mem bind|preferred|interleave|local[:NODES]");
-  if (policy.size() < text.size()) {
-    if (out.policy == MemPolicy::Local)
-      throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': local takes no nodes", text));
-    std::string_view nodes = text.substr(policy.size() + 1);
-    if (nodes.empty())
-      throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': missing nodes after ':'", text));
-    out.nodes = std::string(nodes);
-  }
-  return out;
-}
 
 }  // namespace affix

@@ -27,7 +27,5 @@ CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Al
 // does not exist or is not allowed.
 CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const Allowed& allowed);
 
-// "--mem" text: bind|preferred|interleave|local[:NODES]. Throws Error(Usage).
-MemRequest parse_mem(std::string_view text);
 
 }  // namespace affix

@@ -102,26 +102,5 @@ LauncherRank require_launcher_rank(const EnvLookup& env) {
   return *r;
 }
 
-SliceRequest parse_slice(std::string_view text) {
-  SliceRequest out;
-  if (text == "rank") {
-    out.from_rank = true;
-    return out;
-  }
-  auto bad = [&](std::string_view why) {
-    return Error(ErrorKind::Usage, fmt::format("invalid --slice '{}': {}", text, why),
-                 "write --slice K/N (part K of N, 0-based) or --slice rank");
-  };
-  size_t slash = text.find('/');
-  if (slash == std::string_view::npos) throw bad("expected K/N or rank");
-  auto k = parse_decimal(text.substr(0, slash), k_max_id);
-  auto n = parse_decimal(text.substr(slash + 1), k_max_id);
-  if (!k || !n) throw bad("K and N must be numbers");
-  if (*n == 0) throw bad("N must be at least 1");
-  if (*k >= *n) throw bad("K must be less than N");
-  out.k = static_cast<unsigned>(*k);
-  out.n = static_cast<unsigned>(*n);
-  return out;
-}
 
 }  // namespace affix

@@ -34,7 +34,5 @@ LauncherRank require_launcher_rank(const EnvLookup& env);
 // The task count of node `node_id` in a SLURM_STEP_TASKS_PER_NODE value.
 std::optional<unsigned> slurm_tasks_on_node(std::string_view spec, unsigned node_id);
 
-// "--slice" text: "rank" or "K/N" (K < N). Throws Error(Usage).
-SliceRequest parse_slice(std::string_view text);
 
 }  // namespace affix

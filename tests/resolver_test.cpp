@@ -145,9 +145,13 @@ TEST_CASE("resolver: CPUs named by number must be online and allowed") {
   CHECK(error_of(t, req("cpu:3"), a) ==
         "CPU 3 is not allowed (allowed: 0-1,4,6-12,14-15, from "
         "cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
+  // A cpu index in a later step is not a CPU number: it is intersected.
+  auto later = resolve_on(t, req("socket:0.cpu:4-7"), a);
+  CHECK(format_cpulist(later.cpus) == "10-11");
+  CHECK(dropped(later) == "not-allowed:2-3");
   CHECK(error_of(t, req("socket:0.cpu:6"), a) ==
-        "CPU 3 is not allowed (allowed: 0-1,4,6-12,14-15, from "
-        "cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
+        "'socket:0.cpu:6' selects no CPU that is online and allowed (allowed: 0-1,4,6-12,14-15, "
+        "from cgroup1:/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus)");
   // Larger units and `all` are intersected, and say what they dropped.
   auto p = resolve_on(t, req("socket:0+socket:1"), a);
   CHECK(format_cpulist(p.cpus) == "0-1,4,6-12,14-15");
@@ -341,4 +345,26 @@ TEST_CASE("resolver: warnings") {
   r.order = Order::Scatter;
   r.mem = std::nullopt;
   CHECK(resolve_on(t, r, a).warnings.empty());
+}
+
+TEST_CASE("resolver: a 4096-CPU machine resolves every option without quadratic work") {
+  // 8 sockets x 2 nodes x 128 cores x 2 threads.
+  auto t = build(TopoSpec{8, 2, 128, 2, 1, Numbering::Linear, {}, true, {}});
+  REQUIRE(t.online.count() == 4096);
+  auto a = allow_all(t);
+  PlacementRequest r = req("all");
+  r.exclude = "core:0";
+  r.no_smt = true;
+  r.order = Order::Scatter;
+  r.slice = SliceRequest{false, 2, 3};
+  r.count = 100;
+  r.mem = MemRequest{MemPolicy::Bind, std::nullopt};
+  auto p = resolve_on(t, r, a);
+  CHECK(p.cpus.count() == 100);
+  CHECK(p.sequence.size() == 100);
+  CHECK(resolve_on(t, req("cpu:all.core:0"), a).cpus.count() == 4096);
+  CHECK(resolve_on(t, req("core:all.cpu:0"), a).cpus.count() == 2048);
+  CHECK(resolve_on(t, req("cpu:0-4095"), a).cpus.count() == 4096);
+  CHECK(format_cpulist(resolve_on(t, req("socket:all.node:1.core:127.cpu:1"), a).cpus) ==
+        "2303,2559,2815,3071,3327,3583,3839,4095");
 }
