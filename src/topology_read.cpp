@@ -105,7 +105,7 @@ std::vector<unsigned> read_distances(const SysRoot& root, const std::string& rel
   return out;
 }
 
-void read_nodes(const SysRoot& root, RawTopology& raw) {
+void read_nodes(const SysRoot& root, RawTopology& raw, bool memory) {
   std::vector<unsigned> numbers;
   for (auto& name : root.list(k_node_dir))
     if (auto n = numbered(name, "node", k_max_id)) numbers.push_back(*n);
@@ -114,7 +114,7 @@ void read_nodes(const SysRoot& root, RawTopology& raw) {
     // No node/ directory: one node 0 with every CPU and the machine's memory.
     NodeInfo node;
     node.cpus = raw.cpus;
-    if (auto text = root.read("proc/meminfo")) {
+    if (auto text = memory ? root.read("proc/meminfo") : std::nullopt) {
       node.memory_total_kb = meminfo_value(root, "proc/meminfo", *text, "MemTotal:");
       node.memory_free_kb = meminfo_value(root, "proc/meminfo", *text, "MemFree:");
     }
@@ -133,6 +133,10 @@ void read_nodes(const SysRoot& root, RawTopology& raw) {
     // node's is taken as CPU-less, as hwloc does.
     if (node.cpus.intersects(taken)) node.cpus = CpuSet{};
     taken |= node.cpus;
+    if (!memory) {
+      raw.nodes.push_back(std::move(node));
+      continue;
+    }
     std::string meminfo = dir + "/meminfo";
     if (auto text = root.read(meminfo)) {
       node.memory_total_kb = meminfo_value(root, meminfo, *text, "MemTotal:");
@@ -190,7 +194,7 @@ CpuCaches read_cache_levels(const SysRoot& root, const std::string& cpu_dir) {
 
 }  // namespace
 
-RawTopology read_raw_topology(const SysRoot& root) {
+RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
   RawTopology raw;
   std::string cpu_dir(k_cpu_dir);
   if (!root.exists(cpu_dir)) {
@@ -218,7 +222,7 @@ RawTopology read_raw_topology(const SysRoot& root) {
     raw.efficiency = checked(root, "sys/devices/cpu_atom/cpus", e);
     raw.hybrid = true;
   }
-  read_nodes(root, raw);
+  read_nodes(root, raw, scope.memory);
   if (raw.cpus.empty()) throw Error(ErrorKind::Runtime, fmt::format("{}: no CPUs found", root.path(cpu_dir)));
 
   const size_t n = raw.cpus.end();
@@ -262,7 +266,7 @@ RawTopology read_raw_topology(const SysRoot& root) {
     raw.die_mask[cpu] = read_mask(root, topo, {"die_cpus"}, {"die_cpus_list"}, raw.masks);
     raw.core_mask[cpu] = read_mask(root, topo, {"core_cpus", "thread_siblings"},
                                    {"core_cpus_list", "thread_siblings_list"}, raw.masks);
-    caches[cpu] = read_cache_levels(root, dir);
+    if (scope.caches) caches[cpu] = read_cache_levels(root, dir);
     for (auto& entry : caches[cpu].entries) last_level = std::max(last_level, entry.first);
   });
   // The last-level cache: the machine's largest cache level; a CPU that

@@ -42,6 +42,6 @@ struct RawTopology {
   MaskCache masks;
 };
 
-RawTopology read_raw_topology(const SysRoot& root);
+RawTopology read_raw_topology(const SysRoot& root, ReadScope scope = {});
 
 }  // namespace affix
