@@ -24,8 +24,10 @@ int command_run(const Args& args) {
   SysRoot root;
   // A plain launch on a bare CPU list needs only which CPUs are online
   // (topology_light.hpp); -v, --dry-run and --env report more than the CPUs.
-  bool light = !cl.verbose && !cl.dry_run && !cl.env && is_plain_cpulist(cl.request);
-  Topology topo = light ? read_cpus_only(root) : read_topology(root);
+  // Other plain launches skip what their placement cannot depend on (scope_for).
+  bool plain = !cl.verbose && !cl.dry_run && !cl.env;
+  Topology topo = plain && is_plain_cpulist(cl.request) ? read_cpus_only(root)
+                  : read_topology(root, plain ? scope_for(cl.request) : ReadScope{});
   Allowed allowed = read_allowed(root, topo);
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);

@@ -57,6 +57,39 @@ bool is_plain_cpulist(const PlacementRequest& request) {
   return true;
 }
 
+namespace {
+
+// Every term of `where` a single first step on socket/node/cpu (kernel
+// numbers, which the order of units cannot change) or a bare list.
+bool numbers_only(const std::string& where) {
+  size_t start = 0;
+  while (start <= where.size()) {
+    size_t end = where.find('+', start);
+    std::string term = where.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (term.find('.') != std::string::npos) return false;
+    size_t colon = term.find(':');
+    if (colon != std::string::npos && !(term[0] >= '0' && term[0] <= '9')) {
+      std::string level = term.substr(0, colon);
+      if (level != "socket" && level != "package" && level != "node" && level != "numa" &&
+          level != "cpu" && level != "thread" && level != "pu")
+        return false;
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+ReadScope scope_for(const PlacementRequest& request) {
+  ReadScope scope;
+  scope.memory = request.mem.has_value();
+  scope.caches = request.count || request.slice || !numbers_only(request.where) ||
+                 (request.exclude && !numbers_only(*request.exclude));
+  return scope;
+}
+
 Topology read_cpus_only(const SysRoot& root) {
   std::string cpu_dir(k_cpu_dir);
   auto online = root.read_cpulist(cpu_dir + "/online");

@@ -20,6 +20,12 @@ namespace affix {
 // a plain launch may use it, not -v, --dry-run, --env or explain.
 bool is_plain_cpulist(const PlacementRequest& request);
 
+// The least a launch of `request` must read: caches only where a step
+// could index by the order of units or name llc/die/core (a later step, a
+// die/llc/core level, --count, --slice), memory sizes and distances only
+// with --mem. Like is_plain_cpulist, for a plain launch only.
+ReadScope scope_for(const PlacementRequest& request);
+
 // possible (cpuN directories | present | online | node CPUs) and online, as
 // read_topology reads them; every online CPU known with an unknown place.
 // Falls back to read_topology where there is no cpu/online file.

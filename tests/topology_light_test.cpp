@@ -161,3 +161,91 @@ TEST_CASE("topology_light: every source of possible CPUs counts, as in the full 
   std::string rm = "rm -rf '" + dir + "'";
   CHECK(std::system(rm.c_str()) == 0);
 }
+
+namespace {
+
+std::string outcome_of(const PlacementRequest& request, const Topology& topo, const Allowed& allowed) {
+  try {
+    Placement p = resolve(request, topo, allowed, no_env());
+    std::string mem = p.mem_policy ? " mem:" + format_cpulist(p.mem_nodes) : "";
+    return "cpus:" + format_cpulist(p.cpus) + mem;
+  } catch (const Error& e) {
+    return "error:" + std::to_string(static_cast<int>(e.kind())) + ":" + e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("topology_light: scope_for reads caches and memory only where the placement needs them") {
+  auto scope = [](const std::string& where) {
+    PlacementRequest r;
+    r.where = where;
+    return scope_for(r);
+  };
+  CHECK_FALSE(scope("socket:0").caches);
+  CHECK_FALSE(scope("socket:0").memory);
+  CHECK_FALSE(scope("node:0-1+socket:1+cpu:3+0-2").caches);
+  CHECK_FALSE(scope("package:all+numa:1+pu:0+thread:1").caches);
+  CHECK(scope("socket:0.core:0").caches);
+  CHECK(scope("socket:1.cpu:0").caches);
+  CHECK(scope("llc:0").caches);
+  CHECK(scope("l3:0").caches);
+  CHECK(scope("core:1").caches);
+  CHECK(scope("die:0").caches);
+  CHECK(scope("socket:0+core:1").caches);
+  CHECK(scope("bogus:1").caches);
+  PlacementRequest r;
+  r.where = "socket:0";
+  r.count = 2;
+  CHECK(scope_for(r).caches);
+  r = PlacementRequest{};
+  r.where = "socket:0";
+  r.slice = SliceRequest{false, 0, 2};
+  CHECK(scope_for(r).caches);
+  r = PlacementRequest{};
+  r.where = "socket:0";
+  r.exclude = "core:0";
+  CHECK(scope_for(r).caches);
+  r = PlacementRequest{};
+  r.where = "socket:0";
+  r.mem = MemRequest{};
+  CHECK(scope_for(r).memory);
+  CHECK_FALSE(scope_for(r).caches);
+}
+
+TEST_CASE("topology_light: a scoped read selects the same CPUs as the full read, on every capture") {
+  size_t compared = 0, scoped = 0;
+  for (const auto& name : test::corpus_names()) {
+    SysRoot root(test::corpus_root(name));
+    Topology full = read_topology(root);
+    Allowed allowed_full = read_allowed(root, full);
+    std::vector<std::string> wheres = {"socket:all", "node:all", "cpu:all", "package:0", "numa:0",
+                                       "node:0+socket:1", "socket:0+3", "socket:9", "node:40"};
+    for (const auto& u : full.sockets) wheres.push_back("socket:" + std::to_string(u.id));
+    for (const auto& u : full.numa) wheres.push_back("node:" + std::to_string(u.id));
+    for (const auto& where : wheres) {
+      for (int variant = 0; variant < 4; ++variant) {
+        PlacementRequest r;
+        r.where = where;
+        r.no_smt = variant & 1;
+        if (variant & 2) r.exclude = "cpu:0";
+        ReadScope scope = scope_for(r);
+        REQUIRE_FALSE(scope.caches);
+        Topology part = read_topology(root, scope);
+        Allowed allowed_part = read_allowed(root, part);
+        INFO(name << " " << where << " variant " << variant);
+        CHECK(outcome_of(r, part, allowed_part) == outcome_of(r, full, allowed_full));
+        ++compared;
+      }
+    }
+    // With --mem, memory is read and the nodes agree too.
+    PlacementRequest m;
+    m.where = "socket:all";
+    m.mem = MemRequest{};
+    Topology with_mem = read_topology(root, scope_for(m));
+    CHECK(outcome_of(m, with_mem, read_allowed(root, with_mem)) == outcome_of(m, full, allowed_full));
+    ++scoped;
+  }
+  CHECK(scoped == 26);
+  CHECK(compared > 26 * 40);
+}
