@@ -269,6 +269,8 @@ RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
     if (scope.caches) caches[cpu] = read_cache_levels(root, dir);
     for (auto& entry : caches[cpu].entries) last_level = std::max(last_level, entry.first);
   });
+  if (raw.online.empty())
+    throw Error(ErrorKind::Runtime, fmt::format("{}: no CPUs online", root.path(cpu_dir + (online_file ? "/online" : ""))));
   // The last-level cache: the machine's largest cache level; a CPU that
   // reports no cache of that level has none (as hwloc).
   if (last_level >= 0) {

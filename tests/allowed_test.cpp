@@ -1,0 +1,130 @@
+// read_allowed: the cgroup cpuset (v2, v1, old /dev/cpuset), found through
+// proc/PID/cgroup or proc/PID/cpuset and the mount table; else the status
+// file; else, under a captured root, every online CPU.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "corpus.hpp"
+#include "error.hpp"
+#include "temp_root.hpp"
+#include "topology.hpp"
+
+using namespace affix;
+using namespace affix::test;
+
+namespace {
+
+Allowed allowed_of(const TempRoot& r, const std::string& pid = "self") {
+  SysRoot root(r.path());
+  Topology topo = read_topology(root);
+  return read_allowed(root, topo, pid);
+}
+
+const char* k_status = "Name:\tcat\nCpus_allowed:\tff\nCpus_allowed_list:\t1-3\nMems_allowed_list:\t0\n";
+
+}  // namespace
+
+TEST_CASE("cgroup v2: cpuset.cpus.effective, walking up where the controller is off") {
+  TempRoot r;
+  r.simple_machine(8, 1);
+  r.write("proc/self/cgroup", "0::/a/b\n");
+  r.write("proc/self/mountinfo",
+          "24 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
+  r.write("proc/self/status", k_status);
+  r.write("sys/fs/cgroup/a/cpuset.cpus.effective", "2-5\n");
+  r.write("sys/fs/cgroup/a/cpuset.mems.effective", "0\n");
+  r.mkdir("sys/fs/cgroup/a/b");
+  Allowed a = allowed_of(r);
+  CHECK(format_cpulist(a.cpus) == "2-5");
+  CHECK(format_cpulist(a.mems) == "0");
+  CHECK(a.source == "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective");
+  r.write("sys/fs/cgroup/a/b/cpuset.cpus.effective", "4-9\n");  // 8-9 are not online
+  a = allowed_of(r);
+  CHECK(format_cpulist(a.cpus) == "4-7");
+  CHECK(a.source == "cgroup2:/sys/fs/cgroup/a/b/cpuset.cpus.effective");
+}
+
+TEST_CASE("cgroup v1: cpuset.effective_cpus, the mount root taken off the path") {
+  TempRoot r;
+  r.simple_machine(8, 1);
+  r.write("proc/self/cgroup", "5:memory:/x\n3:cpuset,cpuacct:/jobs/42\n0::/\n");
+  r.write("proc/self/mountinfo",
+          "30 1 0:25 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+          "31 1 0:26 /jobs /sys/fs/cgroup/cpu\\040set rw,relatime - cgroup cgroup rw,cpuset,cpuacct\n");
+  r.write("sys/fs/cgroup/cpu set/42/cpuset.effective_cpus", "0,6\n");
+  r.write("sys/fs/cgroup/cpu set/42/cpuset.effective_mems", "0\n");
+  Allowed a = allowed_of(r);
+  CHECK(format_cpulist(a.cpus) == "0,6");
+  CHECK(a.source == "cgroup1:/sys/fs/cgroup/cpu set/42/cpuset.effective_cpus");
+}
+
+TEST_CASE("old cpuset mounts (noprefix, /dev/cpuset) found through proc/self/cpuset and proc/mounts") {
+  SysRoot root(corpus_root("16amd64-8n2c-cpusets"));
+  Topology topo = read_topology(root);
+  Allowed a = read_allowed(root, topo);
+  CHECK(a.source == "cpuset:/dev/cpuset/dummy/cpus");
+  CHECK(format_cpulist(a.cpus) == "0-3,5-6,12-15");  // 4 is offline
+  CHECK(format_cpulist(a.mems) == "1-4");
+  SysRoot reorder(corpus_root("16em64t-4s2ca2c-cpusetreorder"));
+  Allowed b = read_allowed(reorder, read_topology(reorder));
+  CHECK(b.source == "cpuset:/dev/cpuset/prout/cpus");
+  CHECK(format_cpulist(b.cpus) == "2-11,13");
+  SysRoot fake(corpus_root("4fake-4gr1nu1pu"));
+  Allowed c = read_allowed(fake, read_topology(fake));
+  CHECK(c.source == "cgroup1:/sys/fs/cgroup/cpuset/dummy/cpuset.cpus");  // no effective_cpus there
+  CHECK(format_cpulist(c.mems) == "0,2");
+}
+
+TEST_CASE("no readable cpuset: the status file; neither under a root: every online CPU") {
+  TempRoot r;
+  r.simple_machine(4, 1);
+  r.write("proc/self/cgroup", "0::/gone\n");
+  r.write("proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n");
+  r.write("proc/self/status", k_status);
+  Allowed a = allowed_of(r);
+  CHECK(format_cpulist(a.cpus) == "1-3");
+  CHECK(format_cpulist(a.mems) == "0");
+  CHECK(a.source == "status:/proc/self/status");
+  r.write("proc/self/status", "Name:\tcat\n");
+  a = allowed_of(r);
+  CHECK(format_cpulist(a.cpus) == "0-3");
+  CHECK(a.source == "all-online");
+}
+
+TEST_CASE("another process: its own proc files; bad or missing PIDs are errors") {
+  TempRoot r;
+  r.simple_machine(4, 1);
+  r.write("proc/42/status", "Cpus_allowed_list:\t2\nMems_allowed_list:\t0\n");
+  Allowed a = allowed_of(r, "42");
+  CHECK(format_cpulist(a.cpus) == "2");
+  CHECK(a.source == "status:/proc/42/status");
+  CHECK_THROWS_WITH(allowed_of(r, "43"), "no such process: 43");
+  CHECK_THROWS_WITH(allowed_of(r, "-1"), "'-1' is not a process ID");
+  r.write("proc/42/status", "Cpus_allowed_list:\t2-1\n");
+  CHECK_THROWS_WITH(allowed_of(r, "42"), Catch::StartsWith(r.path() + "/proc/42/status: Cpus_allowed_list:"));
+}
+
+TEST_CASE("this machine: the allowed set holds this process's affinity") {
+  SysRoot root;
+  Topology topo = read_topology(root);
+  Allowed a = read_allowed(root, topo);
+  CHECK(!a.cpus.empty());
+  CHECK(a.cpus.is_subset_of(topo.online));
+  bool known_source = a.source.rfind("cgroup2:/", 0) == 0 || a.source.rfind("cgroup1:/", 0) == 0 ||
+                      a.source.rfind("cpuset:/", 0) == 0 || a.source == "status:/proc/self/status";
+  CHECK(known_source);
+  // The kernel keeps a process's affinity inside its cpuset.
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  std::optional<CpuSet> affinity;
+  while (std::getline(status, line))
+    if (line.rfind("Cpus_allowed_list:", 0) == 0) affinity = parse_cpulist(line.substr(18)).value;
+  REQUIRE(affinity);
+  CHECK(affinity->is_subset_of(a.cpus));
+  Allowed by_pid = read_allowed(root, topo, std::to_string(::getpid()));
+  CHECK(by_pid.cpus == a.cpus);
+  CHECK(by_pid.source.find("/proc/self/") == std::string::npos);
+}
