@@ -16,13 +16,14 @@ int MaskCache::add(CpuSet set) {
 }
 
 int MaskCache::parse(const std::string& text, bool is_list, const std::string& path) {
-  std::string key = (is_list ? "L" : "M") + text;
-  auto it = by_text.find(key);
-  if (it != by_text.end()) return it->second;
+  // Two maps keyed by the text itself: no copy of a 1 KiB mask per lookup.
+  auto& by = is_list ? by_list : by_text;
+  auto it = by.find(text);
+  if (it != by.end()) return it->second;
   auto parsed = is_list ? parse_cpulist(text, true, k_max_cpus - 1) : parse_cpumask(text, k_max_cpus - 1);
   if (!parsed) throw Error(ErrorKind::Runtime, fmt::format("{}: {}", path, parsed.error.message));
   int index = add(std::move(*parsed.value));
-  by_text.emplace(std::move(key), index);
+  by.emplace(text, index);
   return index;
 }
 
