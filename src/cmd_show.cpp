@@ -1,11 +1,112 @@
-// Placeholder until the command is written.
+// affix show [--json] [PID...] | affix show --pinned [--json]
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "error.hpp"
+#include "process_view.hpp"
+#include "show_output.hpp"
+#include "topology.hpp"
 
 namespace affix {
 
-int command_show(const Args&) {
-  throw Error(ErrorKind::Usage, "'show' is not implemented yet");
+namespace {
+
+struct ShowOptions {
+  bool json = false;
+  bool pinned = false;
+  std::string root = "/";
+  std::vector<std::string> pids;
+};
+
+// Parsing only: no side effects. --help throws CLI::CallForHelp.
+ShowOptions parse_show(const Args& args) {
+  ShowOptions o;
+  CLI::App app{"Where processes and their threads may run and did run: each thread's CPU list and\n"
+               "the CPU (and node) it last ran on, and the pages per NUMA node.",
+               "affix show"};
+  app.add_flag("--json", o.json, "print one JSON document");
+  app.add_flag("--pinned", o.pinned, "every process with a thread narrower than its allowed CPUs");
+  app.add_option("--root", o.root, "read DIR/proc and DIR/sys instead of /proc and /sys")->type_name("DIR");
+  app.add_option("PID", o.pids, "process IDs (default: affix itself)")->type_name("");
+  app.footer("Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.");
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    throw;
+  } catch (const CLI::ParseError& e) {
+    throw Error(ErrorKind::Usage, e.what(), "see 'affix show --help'");
+  }
+  if (o.pinned && !o.pids.empty()) {
+    throw Error(ErrorKind::Usage, "--pinned scans every process; it takes no PID");
+  }
+  return o;
+}
+
+pid_t parse_pid_arg(const std::string& text) {
+  auto pid = parse_pid(text);
+  if (!pid) throw Error(ErrorKind::Usage, fmt::format("invalid PID '{}': expected a number from 1 to 4194304", text));
+  return *pid;
+}
+
+void print_failure(const Error& e) {
+  std::fputs(fmt::format("affix: error: {}\n", e.what()).c_str(), stderr);
+  if (!e.hint().empty()) std::fputs(fmt::format("affix: hint: {}\n", e.hint()).c_str(), stderr);
+}
+
+}  // namespace
+
+int command_show(const Args& args) {
+  ShowOptions o;
+  try {
+    o = parse_show(args);
+  } catch (const CLI::CallForHelp&) {
+    return k_exit_ok;
+  }
+  std::vector<pid_t> pids;
+  for (const auto& text : o.pids) pids.push_back(parse_pid_arg(text));
+  SysRoot root(o.root);
+  CpuNodes nodes(root);
+  std::vector<ProcessView> views;
+  int status = k_exit_ok;
+  if (o.pinned) {
+    // What a process may run on is its own cgroup cpuset (else the list
+    // of its main thread), as pin and run see it.
+    Topology topo = read_topology(root);
+    views = find_pinned(root, nodes, [&](pid_t pid) -> std::optional<CpuSet> {
+      try {
+        return read_allowed(root, topo, std::to_string(pid)).cpus;
+      } catch (const Error&) {
+        return std::nullopt;  // gone while scanned
+      }
+    });
+  } else {
+    if (pids.empty()) {
+      auto self = read_stat(root, "proc/self");
+      if (!self) throw Error(ErrorKind::Runtime, fmt::format("{}: cannot read", root.path("proc/self/stat")));
+      pids.push_back(self->id);
+    }
+    for (pid_t pid : pids) {
+      try {
+        views.push_back(read_process(root, nodes, pid));
+      } catch (const Error& e) {
+        print_failure(e);
+        status = k_exit_failed;
+      }
+    }
+  }
+  std::string out;
+  if (o.json) out = format_show_json(views);
+  else if (o.pinned) out = format_pinned_text(views);
+  else out = format_show_text(views);
+  std::fputs(out.c_str(), stdout);
+  return status;
 }
 
 }  // namespace affix

@@ -58,9 +58,11 @@ public:
       if (sched_getaffinity(tid, mask.size() * sizeof(unsigned long),
                             reinterpret_cast<cpu_set_t*>(mask.data())) == 0) {
         out = CpuSet();
-        for (size_t w = 0; w < mask.size(); ++w)
-          for (unsigned b = 0; b < 64; ++b)
-            if (mask[w] & (1ul << b)) out.set(static_cast<unsigned>(w * 64 + b));
+        // Only the set bits: pin re-reads every thread's list on every pass.
+        for (size_t w = 0; w < mask.size(); ++w) {
+          for (unsigned long word = mask[w]; word != 0; word &= word - 1)
+            out.set(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzl(word))));
+        }
         return 0;
       }
       if (errno != EINVAL) return errno;

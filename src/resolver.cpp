@@ -34,13 +34,20 @@ void warn_spread(Placement& p, const std::vector<Unit>& units, const CpuSet& spa
                  const char* plural, const char* word, const Allowed& allowed) {
   if (spanned.count() < 2) return;
   unsigned count = p.cpus.count();
+  // Name a unit the selection already touches where one is big enough, so
+  // the hint stays near what was asked for; else the first that fits.
+  const Unit* fits = nullptr;
   for (const Unit& u : units) {
-    if ((u.cpus & allowed.cpus).count() >= count) {
-      p.warnings.push_back(fmt::format("the selection spans {} {} while its {} CPUs would fit in {} {}",
-                                       plural, format_cpulist(spanned), count, word, u.id));
-      return;
+    if ((u.cpus & allowed.cpus).count() < count) continue;
+    if (spanned.test(static_cast<unsigned>(u.id))) {
+      fits = &u;
+      break;
     }
+    if (!fits) fits = &u;
   }
+  if (fits)
+    p.warnings.push_back(fmt::format("the selection spans {} {} while its {} CPUs would fit in {} {}",
+                                     plural, format_cpulist(spanned), count, word, fits->id));
 }
 
 void add_warnings(Placement& p, const PlacementRequest& req, const Topology& topo,

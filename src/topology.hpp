@@ -61,10 +61,17 @@ struct Allowed {
   std::string source;  // "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective", "cgroup1:...", "cpuset:...", "status:/proc/self/status", "all-online"
 };
 
+// How the units are found (topology.cpp, as hwloc does): each grouping
+// comes from the kernel's CPU masks (package_cpus/core_siblings,
+// die_cpus, core_cpus/thread_siblings, the last level's shared_cpu_map,
+// node cpumap; the *_list files where a mask is missing). A CPU with no
+// unit at a level (no such file, or a mask that conflicts with the others)
+// has -1 there and belongs to no unit of that level; `numa` lists the nodes
+// without online CPUs after the walk, with empty `cpus`.
 struct Topology {
   std::vector<CpuInfo> cpus;  // indexed by CPU number, every possible CPU
   std::vector<NodeInfo> nodes;  // sorted by node number
-  CpuSet possible;
+  CpuSet possible;            // every CPU the kernel shows: cpuN directories, present, online
   CpuSet online;
   CpuSet isolated;
   unsigned smt = 1;           // largest number of hardware threads of any core

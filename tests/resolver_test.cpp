@@ -332,7 +332,7 @@ TEST_CASE("resolver: warnings") {
   auto p = resolve_on(t, req("cpu:3-4"), a);
   CHECK(p.warnings == std::vector<std::string>{
                           "the selection spans sockets 0-1 while its 2 CPUs would fit in socket 0",
-                          "the selection spans nodes 1-2 while its 2 CPUs would fit in node 0"});
+                          "the selection spans nodes 1-2 while its 2 CPUs would fit in node 1"});
   CHECK(resolve_on(t, req("all"), a).warnings ==
         std::vector<std::string>{"the selection includes isolated CPUs 6 (the scheduler does not "
                                  "balance load onto them)"});

@@ -170,14 +170,26 @@ TEST_CASE("a hand-made machine: lists without masks, hybrid kinds, isolated, a m
   CHECK(format_cpulist(t.cpus[7].siblings) == "6-7");
 }
 
-TEST_CASE("a 4096-CPU machine reads with one parse per distinct mask") {
+TEST_CASE("a 1024-CPU machine: many CPUs sharing few distinct masks") {
   TempRoot r;
-  r.simple_machine(4096, 2);
+  const unsigned n = 1024;
+  r.write("sys/devices/system/cpu/online", "0-1023\n");
+  for (unsigned c = 0; c < n; ++c) {
+    std::string dir = "sys/devices/system/cpu/cpu" + std::to_string(c) + "/topology/";
+    unsigned first = c - c % 2;
+    r.write(dir + "physical_package_id", c < n / 2 ? "0\n" : "1\n");
+    r.write(dir + "thread_siblings_list", std::to_string(first) + "-" + std::to_string(first + 1) + "\n");
+    r.write(dir + "core_siblings_list", c < n / 2 ? "0-511\n" : "512-1023\n");
+  }
   Topology t = read_topology(SysRoot(r.path()));
-  CHECK(t.online.count() == 4096);
-  CHECK(t.cores.size() == 2048);
-  CHECK(format_cpulist(t.cores[2047].cpus) == "4094-4095");
-  CHECK(t.cpus[4095].thread == 1);
+  CHECK(t.online.count() == n);
+  CHECK(unit_lists(t.sockets) == std::vector<std::string>{"0-511", "512-1023"});
+  CHECK(t.cores.size() == n / 2);
+  CHECK(format_cpulist(t.cores[511].cpus) == "1022-1023");
+  CHECK(t.cpus[1023].thread == 1);
+  CHECK(t.cpus[1023].core == 511);
+  CHECK(t.nodes.size() == 1);
+  CHECK(format_cpulist(t.nodes[0].cpus) == "0-1023");
 }
 
 TEST_CASE("bad roots: an error that names the file and the problem") {

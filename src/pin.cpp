@@ -1,0 +1,279 @@
+#include "pin.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "proc.hpp"
+
+namespace affix {
+
+namespace {
+
+enum class Identity { Same, Gone, Reused };
+
+// One PID (or TID) being moved.
+struct Tracked {
+  PinTarget target;
+  TargetReport report;
+  std::unordered_map<pid_t, size_t> index;  // tid -> report.threads
+  int pidfd = -1;
+  unsigned long long start_time = 0;
+};
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+class Engine {
+public:
+  Engine(Os& os, const SysRoot& proc, const PinOptions& options)
+    : m_os(os), m_proc(proc), m_options(options) {}
+
+  ~Engine() {
+    for (auto& t : m_tracked)
+      if (t.pidfd >= 0) m_os.close_fd(t.pidfd);
+  }
+
+  void open(const std::vector<PinTarget>& targets) {
+    for (const auto& target : targets) {
+      bool duplicate = std::any_of(m_tracked.begin(), m_tracked.end(),
+                                   [&](const Tracked& t) { return t.target.id == target.id; });
+      if (duplicate) continue;
+      Tracked t;
+      t.target = target;
+      t.report.id = target.id;
+      t.report.single_thread = target.single_thread;
+      // A pidfd names a process; a single thread is known by its start time.
+      int fd = target.single_thread ? -ENOSYS : m_os.pidfd_open(target.id);
+      auto start = m_os.start_time(target.id);
+      if (fd == -ESRCH || !start) {
+        if (fd >= 0) m_os.close_fd(fd);
+        close_all();
+        throw Error(ErrorKind::Runtime,
+                    fmt::format("no such {}: {}", target.single_thread ? "thread" : "process", target.id));
+      }
+      t.pidfd = fd >= 0 ? fd : -1;
+      t.start_time = *start;
+      m_tracked.push_back(std::move(t));
+    }
+  }
+
+  PinReport run() {
+    PinReport report;
+    bool confirming = false;
+    for (unsigned pass = 1;; ++pass) {
+      if (pass > m_options.max_passes) {
+        fail(fmt::format("the threads of {} kept changing for {} passes",
+                         describe_unsettled(), m_options.max_passes), {});
+      }
+      report.passes = pass;
+      bool quiet = true;
+      bool active = false;
+      for (auto& t : m_tracked) {
+        if (t.report.exited) continue;
+        if (!run_pass(t)) quiet = false;
+        active = active || !t.report.exited;
+      }
+      if (!active) break;
+      if (!quiet) {
+        confirming = false;
+        continue;
+      }
+      if (confirming) break;
+      m_os.sleep_ms(m_options.settle_ms);
+      confirming = true;
+    }
+    close_all();
+    for (auto& t : m_tracked) {
+      std::sort(t.report.threads.begin(), t.report.threads.end(),
+                [](const ThreadMove& a, const ThreadMove& b) { return a.tid < b.tid; });
+      report.targets.push_back(std::move(t.report));
+    }
+    return report;
+  }
+
+private:
+  // One pass over one target; true when it found nothing to change.
+  bool run_pass(Tracked& t) {
+    if (t.target.single_thread) {
+      m_tids.assign(1, t.target.id);
+    } else {
+      int err = m_os.list_threads(t.target.id, m_tids);
+      if (err == ESRCH || (err == 0 && m_tids.empty())) {
+        return settle_identity(t, false);
+      }
+      if (err != 0) {
+        fail(fmt::format("cannot list the threads of process {}: {}", t.target.id, errno_text(err)), {});
+      }
+      if (!std::is_sorted(m_tids.begin(), m_tids.end())) std::sort(m_tids.begin(), m_tids.end());
+    }
+    bool quiet = true;
+    for (pid_t tid : m_tids) {
+      if (!visit(t, tid)) quiet = false;
+    }
+    if (t.target.single_thread && t.report.threads.front().vanished) {
+      t.report.exited = true;
+      return false;
+    }
+    return settle_identity(t, quiet);
+  }
+
+  // Checks that the target is still the process it was; a gone process is
+  // marked exited, a reused PID fails the move.
+  bool settle_identity(Tracked& t, bool quiet) {
+    switch (identity(t)) {
+      case Identity::Same: return quiet;
+      case Identity::Gone: t.report.exited = true; return false;
+      case Identity::Reused:
+        fail(fmt::format("process {} exited and its PID was reused during the move", t.target.id), {});
+    }
+    return quiet;
+  }
+
+  Identity identity(const Tracked& t) {
+    // A live pidfd holds the PID: it cannot have been reused. (Reading the
+    // start time costs the kernel a walk over every thread.)
+    if (t.pidfd >= 0 && m_os.pidfd_alive(t.pidfd)) return Identity::Same;
+    bool alive = t.pidfd < 0;
+    auto start = m_os.start_time(t.target.id);
+    if (!start) return Identity::Gone;
+    if (*start != t.start_time) return Identity::Reused;
+    return alive ? Identity::Same : Identity::Gone;
+  }
+
+  // Checks one thread, moves it where needed; true when nothing changed.
+  bool visit(Tracked& t, pid_t tid) {
+    auto it = t.index.find(tid);
+    bool first = it == t.index.end();
+    if (first) {
+      ThreadMove move;
+      move.tid = tid;
+      if (t.target.spread.empty()) {
+        move.after = t.target.cpus;
+      } else {
+        move.after.set(t.target.spread[m_spread_next++ % t.target.spread.size()]);
+      }
+      it = t.index.emplace(tid, t.report.threads.size()).first;
+      t.report.threads.push_back(std::move(move));
+    }
+    ThreadMove& move = t.report.threads[it->second];
+    move.vanished = false;  // listed again: its TID came back
+    int err = m_os.get_affinity(tid, m_current);
+    if (err == ESRCH) {
+      move.vanished = true;
+      return false;
+    }
+    if (err != 0) fail_thread(t, tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
+    if (first) move.before = m_current;
+    if (m_current == move.after) return true;
+    if (move.changed && ++move.resets > m_options.max_resets) {
+      fail_thread(t, tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
+                  "does the program pin its own threads?");
+    }
+    err = m_os.set_affinity(tid, move.after);
+    if (err == ESRCH) {
+      move.vanished = true;
+      return false;
+    }
+    if (err != 0) refuse(t, tid, move.after, err);
+    move.restore = m_current;
+    move.changed = true;
+    return false;
+  }
+
+  [[noreturn]] void refuse(const Tracked& t, pid_t tid, const CpuSet& cpus, int err) {
+    if (err == EPERM) {
+      fail_thread(t, tid, "permission denied",
+                  "moving another user's process needs CAP_SYS_NICE");
+    }
+    auto st = thread_stat(t, tid);
+    if (err == EINVAL && st && (st->flags & k_pf_no_setaffinity)) {
+      fail_thread(t, tid, "it is a kernel thread that cannot be moved (PF_NO_SETAFFINITY)", {});
+    }
+    if (err == EINVAL) {
+      fail_thread(t, tid, fmt::format("the kernel refused CPUs {}: {}", format_cpulist(cpus), errno_text(err)),
+                  "the CPUs must be in the target's own cpuset");
+    }
+    fail_thread(t, tid, errno_text(err), {});
+  }
+
+  std::optional<StatLine> thread_stat(const Tracked& t, pid_t tid) {
+    try {
+      if (!t.target.single_thread) {
+        if (auto st = read_stat(m_proc, task_dir(t.target.id, tid))) return st;
+      }
+      return read_stat(m_proc, proc_dir(tid));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+
+  [[noreturn]] void fail_thread(const Tracked& t, pid_t tid, const std::string& reason,
+                                const std::string& hint) {
+    auto st = thread_stat(t, tid);
+    std::string who = st ? fmt::format("thread {} ({})", tid, st->comm) : fmt::format("thread {}", tid);
+    if (!t.target.single_thread) who += fmt::format(" of process {}", t.target.id);
+    fail(fmt::format("cannot move {}: {}", who, reason), hint);
+  }
+
+  // Rolls every moved thread back, then throws.
+  [[noreturn]] void fail(const std::string& what, const std::string& hint) {
+    PinReport moved;
+    for (const auto& t : m_tracked) moved.targets.push_back(t.report);
+    auto stuck = roll_back(m_os, moved);
+    close_all();
+    if (stuck.empty()) throw Error(ErrorKind::Runtime, what + "; nothing was changed", hint);
+    std::string h = fmt::format("{} thread(s) could not be put back: {}", stuck.size(), stuck.front());
+    if (!hint.empty()) h = hint + "; " + h;
+    throw Error(ErrorKind::Runtime, what, h);
+  }
+
+  std::string describe_unsettled() const {
+    for (const auto& t : m_tracked)
+      if (!t.report.exited) return fmt::format("process {}", t.target.id);
+    return "the processes";
+  }
+
+  void close_all() {
+    for (auto& t : m_tracked) {
+      if (t.pidfd >= 0) m_os.close_fd(t.pidfd);
+      t.pidfd = -1;
+    }
+  }
+
+  Os& m_os;
+  const SysRoot& m_proc;
+  PinOptions m_options;
+  std::vector<Tracked> m_tracked;
+  std::vector<pid_t> m_tids;  // reused between passes
+  CpuSet m_current;
+  size_t m_spread_next = 0;
+};
+
+}  // namespace
+
+PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinTarget>& targets,
+                      const PinOptions& options) {
+  Engine engine(os, proc, options);
+  engine.open(targets);
+  return engine.run();
+}
+
+std::vector<std::string> roll_back(Os& os, const PinReport& report) {
+  std::vector<std::string> stuck;
+  for (const auto& target : report.targets) {
+    if (target.exited) continue;  // its IDs may belong to someone else now
+    for (const auto& move : target.threads) {
+      if (!move.changed || move.vanished) continue;
+      int err = os.set_affinity(move.tid, move.restore);
+      if (err != 0 && err != ESRCH) stuck.push_back(fmt::format("{}: {}", move.tid, errno_text(err)));
+    }
+  }
+  return stuck;
+}
+
+}  // namespace affix

@@ -1,0 +1,53 @@
+#pragma once
+// What `affix show` shows of a process, read from /proc through a SysRoot:
+// its comm and allowed lists, every thread's CPU list and the CPU (and node)
+// it last ran on, and its pages per NUMA node. Also the --pinned scan.
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cpuset.hpp"
+#include "proc.hpp"
+#include "sysroot.hpp"
+
+namespace affix {
+
+struct ThreadView {
+  pid_t tid = 0;
+  std::string comm;
+  CpuSet cpus;          // Cpus_allowed_list of the thread
+  long last_cpu = -1;   // field 39 of its stat
+  long last_node = -1;  // that CPU's node (-1 where unknown)
+};
+
+struct ProcessView {
+  pid_t pid = 0;
+  std::string comm;
+  CpuSet cpus;  // Cpus_allowed_list of the process (its main thread)
+  CpuSet mems;  // Mems_allowed_list
+  std::vector<ThreadView> threads;    // ascending TID; threads that exit while read are left out
+  std::optional<NodePages> pages;     // nullopt where numa_maps cannot be read
+  std::optional<CpuSet> allowed;      // --pinned: what the process may run on
+};
+
+// Throws Error(Runtime) "no such process: PID" where it does not exist or
+// vanishes while it is read.
+ProcessView read_process(const SysRoot& root, const CpuNodes& nodes, pid_t pid);
+
+// What a process may run on (its cgroup cpuset); nullopt where unknown.
+using AllowedLookup = std::function<std::optional<CpuSet>(pid_t pid)>;
+
+// Every process under ROOT/proc that has a thread whose CPU list is narrower
+// than its allowed set (kernel threads apart), ascending PID; processes that
+// vanish during the scan are skipped.
+std::vector<ProcessView> find_pinned(const SysRoot& root, const CpuNodes& nodes,
+                                     const AllowedLookup& allowed_of);
+
+// Whether some thread of the view runs on fewer CPUs than `allowed`.
+bool is_pinned(const ProcessView& view, const CpuSet& allowed);
+
+}  // namespace affix

@@ -1,0 +1,148 @@
+#include "show_output.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "json.hpp"
+
+namespace affix {
+
+namespace {
+
+// Threads that share a CPU list, in the order of their first TID.
+struct Group {
+  CpuSet cpus;
+  std::vector<pid_t> tids;
+  CpuSet last_cpus;
+  CpuSet last_nodes;
+  std::set<std::string> comms;
+};
+
+std::vector<Group> group_threads(const ProcessView& view, const CpuSet* narrower_than = nullptr) {
+  std::vector<Group> groups;
+  std::map<std::vector<uint64_t>, size_t> index;
+  for (const auto& t : view.threads) {
+    if (narrower_than && (*narrower_than - t.cpus).empty()) continue;
+    auto [it, added] = index.emplace(t.cpus.words(), groups.size());
+    if (added) groups.push_back(Group{t.cpus, {}, {}, {}, {}});
+    Group& g = groups[it->second];
+    g.tids.push_back(t.tid);
+    if (t.last_cpu >= 0) g.last_cpus.set(static_cast<unsigned>(t.last_cpu));
+    if (t.last_node >= 0) g.last_nodes.set(static_cast<unsigned>(t.last_node));
+    g.comms.insert(t.comm);
+  }
+  return groups;
+}
+
+std::string list_or_dash(const CpuSet& set) { return set.empty() ? "-" : format_cpulist(set); }
+
+std::string comm_list(const std::set<std::string>& comms) {
+  std::string out;
+  size_t shown = 0;
+  for (const auto& c : comms) {
+    if (shown == 4) return out + ",...";
+    out += (out.empty() ? "" : ",") + c;
+    ++shown;
+  }
+  return out;
+}
+
+std::string pages_text(const ProcessView& view) {
+  if (!view.pages) return "pages unknown";
+  if (view.pages->empty()) return "pages none";
+  std::string out = "pages";
+  for (const auto& [node, count] : *view.pages) out += fmt::format(" {}:{}", node, count);
+  return out;
+}
+
+// Left-aligned columns, two spaces apart, each row indented.
+std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_show_text(const std::vector<ProcessView>& views) {
+  std::string out;
+  for (const auto& v : views) {
+    out += fmt::format("{} {}  cpus {}  mems {}  {}\n", v.pid, v.comm, list_or_dash(v.cpus),
+                       list_or_dash(v.mems), pages_text(v));
+    std::vector<std::vector<std::string>> rows{{"CPUS", "THREADS", "TIDS", "LAST CPUS", "NODES", "COMM"}};
+    for (const auto& g : group_threads(v)) {
+      rows.push_back({format_cpulist(g.cpus), std::to_string(g.tids.size()), format_id_list(g.tids),
+                      list_or_dash(g.last_cpus), list_or_dash(g.last_nodes), comm_list(g.comms)});
+    }
+    out += table(rows, "  ");
+  }
+  return out;
+}
+
+std::string format_pinned_text(const std::vector<ProcessView>& views) {
+  std::vector<std::vector<std::string>> rows{{"PID", "COMM", "ALLOWED", "PINNED THREADS"}};
+  for (const auto& v : views) {
+    CpuSet allowed = v.allowed.value_or(v.cpus);
+    std::string pinned;
+    for (const auto& g : group_threads(v, &allowed)) {
+      pinned += fmt::format("{}{}: {}", pinned.empty() ? "" : "; ", list_or_dash(g.cpus), format_id_list(g.tids));
+    }
+    rows.push_back({std::to_string(v.pid), v.comm, list_or_dash(allowed), pinned});
+  }
+  return table(rows, "");
+}
+
+std::string format_show_json(const std::vector<ProcessView>& views) {
+  JsonWriter j;
+  j.begin_array();
+  for (const auto& v : views) {
+    j.begin_object();
+    j.field("pid", static_cast<long long>(v.pid));
+    j.field("comm", v.comm);
+    j.field("cpus", format_cpulist(v.cpus));
+    j.field("mems", format_cpulist(v.mems));
+    if (v.allowed) j.field("allowed", format_cpulist(*v.allowed));
+    j.key("threads");
+    j.begin_array();
+    for (const auto& t : v.threads) {
+      j.begin_object();
+      j.field("tid", static_cast<long long>(t.tid));
+      j.field("comm", t.comm);
+      j.field("cpus", format_cpulist(t.cpus));
+      j.key("last_cpu");
+      if (t.last_cpu >= 0) j.value(static_cast<long long>(t.last_cpu)); else j.null();
+      j.key("last_node");
+      if (t.last_node >= 0) j.value(static_cast<long long>(t.last_node)); else j.null();
+      j.end_object();
+    }
+    j.end_array();
+    j.key("memory_pages");
+    if (v.pages) {
+      j.begin_object();
+      for (const auto& [node, count] : *v.pages) j.field(std::to_string(node), count);
+      j.end_object();
+    } else {
+      j.null();
+    }
+    j.end_object();
+  }
+  j.end_array();
+  return j.str() + "\n";
+}
+
+}  // namespace affix

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# bash completion driven in a real bash: COMP_WORDS/COMP_CWORD/COMP_LINE/
+# COMP_POINT set as readline sets them, _affix called, COMPREPLY checked.
+set -uo pipefail
+src=${AFFIX_SOURCE_DIR:?}
+corpora=${AFFIX_CORPORA_DIR:-${AFFIX_BUILD_DIR:?}/corpora}
+fail=0
+
+# Completes LINE (cursor at its end) in a fresh bash with bash-completion and
+# completions/affix.bash loaded; prints COMPREPLY sorted, one per line.
+complete_line() {
+    local line=$1
+    bash --norc --noprofile -c '
+        line=$1
+        [[ -r /usr/share/bash-completion/bash_completion ]] &&
+            . /usr/share/bash-completion/bash_completion
+        . "$2/completions/affix.bash"
+        compopt() { :; }  # only valid inside a completion readline started
+        COMP_WORDBREAKS=$'"'"'"\x27><=;|&(:'"'"'
+        # Split as readline does: blanks separate words, ":" and "=" are
+        # words of their own.
+        words=()
+        for tok in $line; do
+            while [[ -n $tok ]]; do
+                if [[ $tok =~ ^([:=]+)(.*)$ || $tok =~ ^([^:=]+)(.*)$ ]]; then
+                    words+=("${BASH_REMATCH[1]}")
+                    tok=${BASH_REMATCH[2]}
+                fi
+            done
+        done
+        [[ $line == *" " ]] && words+=("")
+        COMP_WORDS=("${words[@]}")
+        COMP_CWORD=$((${#words[@]} - 1))
+        COMP_LINE=$line
+        COMP_POINT=${#line}
+        complete -p affix >/dev/null || { echo "no completion registered"; exit 1; }
+        _affix affix "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]:-}"
+        printf "%s\n" "${COMPREPLY[@]}" | sort
+    ' complete_line "$line" "$src"
+}
+
+# expect_exact LINE WORD...: COMPREPLY is exactly these words (any order).
+expect_exact() {
+    local line=$1; shift
+    local got want
+    got=$(complete_line "$line" | tr '\n' ' ')
+    want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+    if [[ $got != "$want" ]]; then
+        echo "FAIL: '$line' completed to [$got], expected [$want]"
+        fail=1
+    else
+        echo "ok: '$line' -> [$got]"
+    fi
+}
+
+# expect_has LINE WORD...: COMPREPLY contains each word.
+expect_has() {
+    local line=$1; shift
+    local got w
+    got=$'\n'$(complete_line "$line")$'\n'
+    for w in "$@"; do
+        if [[ $got != *$'\n'"$w"$'\n'* ]]; then
+            echo "FAIL: '$line' did not offer '$w'; got: $(echo $got)"
+            fail=1
+            return
+        fi
+    done
+    echo "ok: '$line' offers $*"
+}
+
+# expect_lacks LINE WORD...: COMPREPLY contains none of the words.
+expect_lacks() {
+    local line=$1; shift
+    local got w
+    got=$'\n'$(complete_line "$line")$'\n'
+    for w in "$@"; do
+        if [[ $got == *$'\n'"$w"$'\n'* ]]; then
+            echo "FAIL: '$line' offered '$w'"
+            fail=1
+            return
+        fi
+    done
+    echo "ok: '$line' does not offer $*"
+}
+
+# 1. Commands.
+expect_exact "affix " run pin show topo explain socket: node: die: llc: core: cpu: all
+expect_exact "affix e" explain
+expect_exact "affix pi" pin
+# 2. Options, per command.
+expect_exact "affix --v" --version --verbose
+expect_exact "affix show --" --json --pinned --root --help
+expect_exact "affix pin 0 --s" --spread --slice
+expect_exact "affix explain --r" --root
+expect_exact "affix topo -" --json --root -h --help
+# 3. Option values.
+expect_exact "affix --mem " bind preferred interleave local
+expect_exact "affix --mem i" interleave
+expect_exact "affix explain 0 --order " compact scatter
+expect_exact "affix run --order=s" scatter
+expect_exact "affix --slice r" rank
+# 4. Locations with this machine's numbers, and with captured machines'.
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | sed 's/.*node//' | sort -n)
+expect_exact "affix node:" all ${nodes:-0}
+expect_exact "affix cpu:" all $(seq 0 $(($(getconf _NPROCESSORS_ONLN) - 1)))
+AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t expect_exact "affix socket:" all 0 1 2 3
+AFFIX_COMPLETION_ROOT=$corpora/48amd64-4pa2n6c-sparse expect_exact "affix explain node:" \
+    all 0 1 2 33 34 45 72 73
+AFFIX_COMPLETION_ROOT=$corpora/48amd64-4pa2n6c-sparse expect_exact "affix --mem bind:0,7" 0,72 0,73
+expect_exact "affix explain --root $corpora/16em64t-4s2c2t socket:0,"  0,0 0,1 0,2 0,3
+# A later step takes indexes: 2 cores per socket, 2 threads per core.
+expect_exact "affix explain --root $corpora/16em64t-4s2c2t socket:1.core:" all 0 1
+expect_exact "affix explain --root $corpora/16em64t-4s2c2t core:3.cpu:" all 0 1
+expect_exact "affix explain --root $corpora/16em64t-4s2c2t core:" all $(seq 0 7)
+expect_exact "affix explain --root $corpora/16em64t-4s2c2t socket:0+so" 0+socket:
+expect_exact "affix socket:0.c" 0.core: 0.cpu:
+expect_exact "affix pin --exclude cpu:" all $(seq 0 $(($(getconf _NPROCESSORS_ONLN) - 1)))
+# 5. PIDs for pin and show.
+sleep 300 &
+sleeper=$!
+expect_has "affix pin 0 $sleeper" "$sleeper"
+expect_has "affix show $sleeper" "$sleeper"
+expect_has "affix pin --tid 0 $sleeper" "$sleeper"
+expect_has "affix show " 1 "$sleeper"
+kill "$sleeper"
+wait "$sleeper" 2>/dev/null
+expect_lacks "affix show $sleeper" "$sleeper"
+# 6. The wrapped command after WHERE, and its own arguments.
+expect_has "affix 0 tasks" taskset
+expect_has "affix socket:0 --no-smt -- lscp" lscpu
+expect_has "affix run -n 1 all ls --colo" --color=
+expect_lacks "affix 0 ls --colo" --count --order
+# Options after WHERE are still affix's until the command starts.
+expect_exact "affix 0 --dry" --dry-run
+
+exit $fail

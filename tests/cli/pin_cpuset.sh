@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The allowed set is the target's own cgroup cpuset, not affix's: a helper
+# put in a cpuset of CPU 1 alone (cgroup v1 here) may be pinned to 1 but
+# not to 0, though affix itself may run on both; `all` means its CPU 1;
+# and running on all it may is not "pinned" for `show --pinned`.
+. "$(dirname "$0")/pin_lib.bash"
+
+cg=/sys/fs/cgroup/cpuset/affix-pin-test-$$
+mkdir "$cg" || { echo "FAIL: cannot create $cg"; exit 1; }
+remove_cpuset() { cleanup; rmdir "$cg"; }
+trap remove_cpuset EXIT
+echo 1 > "$cg/cpuset.cpus"
+echo 0 > "$cg/cpuset.mems"
+
+start caged threads_helper 3
+echo $PID > "$cg/cgroup.procs"
+check "helper in the cpuset" "3 1" "$(thread_lists $PID)"
+check "affix itself may run on 0-1" "0-1" "$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)"
+
+run_affix pin 0 $PID
+check "pin 0: status" 2 "$RC"
+check "pin 0: CPU 0 is not allowed by its own cpuset" \
+  "affix: error: CPU 0 is not allowed (allowed: 1, from cgroup1:$cg/cpuset.effective_cpus)" "$ERR"
+check "pin 0: nothing moved" "3 1" "$(thread_lists $PID)"
+
+run_affix pin all $PID
+check "pin all: status and output" "0 $PID: 3 threads on CPUs 1 (0 moved)" "$RC $OUT"
+
+run_affix show --pinned
+check "show --pinned: not pinned within its own cpuset" "" "$(echo "$OUT" | awk -v p=$PID '$1 == p')"
+finish

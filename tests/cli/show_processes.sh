@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# affix show: affix itself by default; several PIDs, one that does not exist
+# (an error for it, exit 1, the others still shown); --pinned lists a
+# helper with a pinned thread and not an unpinned one.
+. "$(dirname "$0")/pin_lib.bash"
+
+run_affix show
+check "show: status" 0 "$RC"
+check_match "show: affix itself" "[0-9]* affix  cpus 0-1  mems 0  pages 0:*" "$(echo "$OUT" | head -1)"
+check "show: header" "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM" "$(echo "$OUT" | sed -n 2p | sed 's/   */  /g')"
+run_affix show --json
+check "show --json: affix itself" "affix 1" "$(echo "$OUT" | jq -r '.[0] | "\(.comm) \(.threads | length)"')"
+
+start pinned threads_helper 4
+pinned=$PID
+start free threads_helper 2
+free=$PID
+tids=($(ls /proc/$pinned/task | sort -n))
+"$AFFIX" pin --tid 1 ${tids[2]} > /dev/null
+
+run_affix show $pinned 4194304 $free
+check "show with a missing PID: status" 1 "$RC"
+check "show with a missing PID: error" "affix: error: no such process: 4194304" "$ERR"
+check "show with a missing PID: the others shown" "$pinned threads_helper $free threads_helper" \
+  "$(echo "$OUT" | grep -v '^ ' | awk '{print $1, $2}' | tr '\n' ' ' | sed 's/ $//')"
+check "show: groups by list" "0-1 3|1 1 ${tids[2]}|" \
+  "$(echo "$OUT" | sed -n 3,4p | awk '{printf "%s %s%s|", $1, $2, ($1 == "1" ? " " $3 : "")}')"
+run_affix show --json 4194304 $free
+check "show --json with a missing PID" "1 [$free]" "$RC $(echo "$OUT" | jq -c '[.[].pid]')"
+
+run_affix show --pinned
+check "show --pinned: status" 0 "$RC"
+check "show --pinned: lists the pinned helper" "$pinned threads_helper 0-1 1: ${tids[2]}" \
+  "$(echo "$OUT" | awk -v p=$pinned '$1 == p {print $1, $2, $3, $4, $5}')"
+check "show --pinned: not the free one" "" "$(echo "$OUT" | awk -v p=$free '$1 == p')"
+run_affix show --pinned --json
+check "show --pinned --json" "1 0-1" \
+  "$(echo "$OUT" | jq -r ".[] | select(.pid == $pinned) | \"\([.threads[] | select(.cpus == \"1\")] | length) \(.allowed)\"")"
+check "show --pinned --json: not the free one" "" "$(echo "$OUT" | jq ".[] | select(.pid == $free) | .pid")"
+
+run_affix show --pinned $pinned
+check "show --pinned with a PID" "2 affix: error: --pinned scans every process; it takes no PID" "$RC $ERR"
+run_affix show x
+check "show bad PID" "2 affix: error: invalid PID 'x': expected a number from 1 to 4194304" "$RC $ERR"
+finish

@@ -1,0 +1,50 @@
+// threads_helper N [exit-on-move]: a process of N threads (the main one
+// included) that prints "ready" once they all exist and then waits to be
+// killed. With exit-on-move the main thread watches its own CPU list and
+// exits the whole process the moment someone changes it (a process that
+// exits while affix moves it).
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+void* wait_forever(void*) {
+  for (;;) pause();
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: threads_helper N [exit-on-move]\n");
+    return 2;
+  }
+  long n = std::strtol(argv[1], nullptr, 10);
+  bool exit_on_move = argc > 2 && std::strcmp(argv[2], "exit-on-move") == 0;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  for (long i = 1; i < n; ++i) {
+    pthread_t t;
+    if (pthread_create(&t, &attr, wait_forever, nullptr) != 0) {
+      std::perror("pthread_create");
+      return 1;
+    }
+  }
+  cpu_set_t initial;
+  sched_getaffinity(0, sizeof initial, &initial);
+  std::printf("ready\n");
+  std::fflush(stdout);
+  if (!exit_on_move) wait_forever(nullptr);
+  for (;;) {
+    cpu_set_t now;
+    sched_getaffinity(0, sizeof now, &now);
+    if (!CPU_EQUAL(&now, &initial)) _exit(0);
+  }
+}

@@ -1,0 +1,320 @@
+#include <catch2/catch.hpp>
+
+#include "error.hpp"
+#include "fake_os.hpp"
+#include "fake_root.hpp"
+#include "pin.hpp"
+
+using namespace affix;
+using affix::test::FakeOs;
+using affix::test::FakeRoot;
+
+namespace {
+
+CpuSet cpus(const char* list) { return *parse_cpulist(list).value; }
+
+PinTarget whole(pid_t pid, const char* list) {
+  PinTarget t;
+  t.id = pid;
+  t.cpus = cpus(list);
+  return t;
+}
+
+// The error pin_threads throws, with its hint after " | ".
+std::string failure(FakeOs& os, const SysRoot& root, const std::vector<PinTarget>& targets,
+                    const PinOptions& options = {}) {
+  try {
+    pin_threads(os, root, targets, options);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Runtime);
+    return e.hint().empty() ? e.what() : std::string(e.what()) + " | " + e.hint();
+  }
+  FAIL("pin_threads did not fail");
+  return {};
+}
+
+std::string lists(FakeOs& os, const std::vector<pid_t>& tids) {
+  std::string out;
+  for (pid_t tid : tids) out += (out.empty() ? "" : " ") + format_cpulist(os.affinity.at(tid));
+  return out;
+}
+
+const SysRoot k_no_proc("/nonexistent-affix-root");
+
+// The world of the fake: a process, its threads (each with its own /proc
+// entry and so a start time), and their CPU lists.
+void add_process(FakeOs& os, pid_t pid, std::vector<pid_t> tids, const CpuSet& list,
+                 unsigned long long start = 100) {
+  os.threads[pid] = tids;
+  for (pid_t tid : tids) {
+    os.affinity[tid] = list;
+    os.start_times[tid] = start;
+  }
+  os.start_times[pid] = start;
+}
+void add_thread(FakeOs& os, pid_t pid, pid_t tid, const CpuSet& list) {
+  os.threads[pid].push_back(tid);
+  os.affinity[tid] = list;
+  os.start_times[tid] = os.start_times[pid];
+}
+void remove_thread(FakeOs& os, pid_t pid, pid_t tid) {
+  std::erase(os.threads[pid], tid);
+  os.affinity.erase(tid);
+  os.start_times.erase(tid);
+}
+void remove_process(FakeOs& os, pid_t pid) {
+  for (pid_t tid : os.threads[pid]) {
+    os.affinity.erase(tid);
+    os.start_times.erase(tid);
+  }
+  os.threads.erase(pid);
+  os.start_times.erase(pid);
+  os.exited.insert(pid);
+}
+
+}  // namespace
+
+TEST_CASE("pin moves every thread, then confirms after a sleep") {
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12}, cpus("0-3"));
+  auto report = pin_threads(os, k_no_proc, {whole(10, "2")});
+  CHECK(lists(os, {10, 11, 12}) == "2 2 2");
+  CHECK(os.set_affinity_calls.size() == 3);
+  CHECK(report.passes == 3);  // move, quiet, (sleep) quiet again
+  CHECK(os.sleeps == std::vector<unsigned>{5});
+  REQUIRE(report.targets.size() == 1);
+  const auto& t = report.targets[0];
+  CHECK_FALSE(t.exited);
+  REQUIRE(t.threads.size() == 3);
+  CHECK(format_cpulist(t.threads[1].before) == "0-3");
+  CHECK(format_cpulist(t.threads[1].after) == "2");
+  CHECK(t.threads[1].changed);
+  CHECK(os.pidfd_open_calls == std::vector<pid_t>{10});
+  CHECK(os.closed_fds == std::vector<int>{100});
+}
+
+TEST_CASE("pin with nothing to change makes no call and still confirms") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("1"));
+  auto report = pin_threads(os, k_no_proc, {whole(10, "1")});
+  CHECK(os.set_affinity_calls.empty());
+  CHECK(report.passes == 2);
+  CHECK_FALSE(report.targets[0].threads[0].changed);
+}
+
+TEST_CASE("threads created between scans are moved too") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
+    if (n == 1) add_thread(o, 10, 12, cpus("0-3"));  // cloned before its parent moved
+    if (n == 3) add_thread(o, 10, 13, cpus("0-3"));  // shows up only at the confirmation
+  };
+  auto report = pin_threads(os, k_no_proc, {whole(10, "1")});
+  CHECK(lists(os, {10, 11, 12, 13}) == "1 1 1 1");
+  CHECK(report.targets[0].threads.size() == 4);
+  // 1 moves 10,11; 2 moves 12; 3 quiet; sleep; 4 moves 13; 5 quiet; sleep; 6 quiet
+  CHECK(report.passes == 6);
+  CHECK(os.sleeps.size() == 2);
+}
+
+TEST_CASE("a thread that vanishes makes the pass not quiet; its successor is moved") {
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12}, cpus("0-3"));
+  // When 10 is moved, 11 creates 14 with the old list and exits: chains.
+  os.on_set_affinity = [](FakeOs& o, pid_t tid, const CpuSet&, unsigned) {
+    if (tid == 10 && o.affinity.count(11)) {
+      remove_thread(o, 10, 11);
+      add_thread(o, 10, 14, cpus("0-3"));
+    }
+  };
+  auto report = pin_threads(os, k_no_proc, {whole(10, "3")});
+  CHECK(lists(os, {10, 12, 14}) == "3 3 3");
+  const auto& threads = report.targets[0].threads;
+  REQUIRE(threads.size() == 4);
+  CHECK(threads[1].tid == 11);
+  CHECK(threads[1].vanished);
+  CHECK_FALSE(report.targets[0].exited);
+}
+
+TEST_CASE("EPERM on one thread rolls every moved thread back and names the thread") {
+  FakeRoot root;
+  root.write("proc/10/task/12/stat",
+             "12 (worker one) S 1 10 10 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 3 0 777 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0\n");
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12, 13}, cpus("0-3"));
+  os.affinity[11] = cpus("0-1");
+  os.set_affinity_errors[12] = EPERM;
+  CHECK(failure(os, SysRoot(root.path()), {whole(10, "2")}) ==
+        "cannot move thread 12 (worker one) of process 10: permission denied; nothing was changed"
+        " | moving another user's process needs CAP_SYS_NICE");
+  CHECK(lists(os, {10, 11, 12, 13}) == "0-3 0-1 0-3 0-3");
+  REQUIRE(os.set_affinity_calls.size() == 5);  // 10, 11 moved; 12 refused; 10, 11 put back
+  CHECK(os.set_affinity_calls[3].tid == 10);
+  CHECK(format_cpulist(os.set_affinity_calls[3].cpus) == "0-3");
+  CHECK(os.set_affinity_calls[4].tid == 11);
+  CHECK(format_cpulist(os.set_affinity_calls[4].cpus) == "0-1");
+  CHECK(os.closed_fds == std::vector<int>{100});
+}
+
+TEST_CASE("a kernel thread that cannot be moved is explained") {
+  FakeRoot root;
+  root.write("proc/7/task/7/stat",
+             "7 (kworker/0:1) I 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
+  FakeOs os;
+  add_process(os, 7, {7}, cpus("0"));
+  os.set_affinity_errors[7] = EINVAL;
+  CHECK(failure(os, SysRoot(root.path()), {whole(7, "1")}) ==
+        "cannot move thread 7 (kworker/0:1) of process 7: it is a kernel thread that cannot be "
+        "moved (PF_NO_SETAFFINITY); nothing was changed");
+}
+
+TEST_CASE("other refusals of the kernel are explained") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  SECTION("EINVAL outside the cpuset") {
+    os.set_affinity_errors[11] = EINVAL;
+    CHECK(failure(os, k_no_proc, {whole(10, "5")}) ==
+          "cannot move thread 11 of process 10: the kernel refused CPUs 5: Invalid argument; nothing "
+          "was changed | the CPUs must be in the target's own cpuset");
+  }
+  SECTION("reading a CPU list fails") {
+    os.get_affinity_errors[11] = EIO;
+    CHECK(failure(os, k_no_proc, {whole(10, "1")}) ==
+          "cannot move thread 11 of process 10: cannot read its CPU list: Input/output error; nothing was changed");
+  }
+  SECTION("listing the threads fails") {
+    os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
+      if (n == 1) o.list_threads_errors[10] = EACCES;
+    };
+    CHECK(failure(os, k_no_proc, {whole(10, "1")}) ==
+          "cannot list the threads of process 10: Permission denied; nothing was changed");
+  }
+  SECTION("rollback that fails is reported") {
+    // 10 moves, 11 refuses; then 10 refuses its rollback.
+    os.on_set_affinity = [](FakeOs& o, pid_t, const CpuSet&, unsigned n) {
+      if (n == 0) o.set_affinity_errors[11] = EPERM;
+      if (n == 2) o.set_affinity_errors[10] = EIO;  // the rollback of 10
+    };
+    CHECK(failure(os, k_no_proc, {whole(10, "1")}) ==
+          "cannot move thread 11 of process 10: permission denied | moving another user's process "
+          "needs CAP_SYS_NICE; 1 thread(s) could not be put back: 10: Input/output error");
+  }
+}
+
+TEST_CASE("a process that does not exist is an error before anything is done") {
+  FakeOs os;
+  add_process(os, 10, {10}, cpus("0"));
+  CHECK(failure(os, k_no_proc, {whole(10, "1"), whole(99, "1")}) == "no such process: 99");
+  CHECK(os.set_affinity_calls.empty());
+  CHECK(os.closed_fds == std::vector<int>{100});
+  PinTarget t = whole(98, "1");
+  t.single_thread = true;
+  CHECK(failure(os, k_no_proc, {t}) == "no such thread: 98");
+}
+
+TEST_CASE("a PID reused during the move is detected and everything is put back") {
+  FakeOs os;
+  bool pidfd = GENERATE(true, false);
+  if (!pidfd) os.pidfd_error = ENOSYS;
+  add_process(os, 10, {10, 11}, cpus("0-3"), 500);
+  // After the first pass the process exits and a new one gets PID 10.
+  os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
+    if (n == 1) {
+      remove_process(o, 10);
+      add_process(o, 10, {10}, cpus("0"), 900);
+    }
+  };
+  CHECK(failure(os, k_no_proc, {whole(10, "1")}) ==
+        "process 10 exited and its PID was reused during the move; nothing was changed");
+  CHECK(lists(os, {10}) == "0");  // the newcomer was moved in pass 2 and put back
+  CHECK(os.closed_fds.size() == (pidfd ? 1u : 0u));
+}
+
+TEST_CASE("a process that exits during the move is not a failure") {
+  FakeOs os;
+  if (GENERATE(true, false)) os.pidfd_error = ENOSYS;
+  add_process(os, 10, {10, 11, 12}, cpus("0-3"));
+  add_process(os, 20, {20}, cpus("0-3"));
+  os.on_set_affinity = [](FakeOs& o, pid_t tid, const CpuSet&, unsigned) {
+    if (tid == 11) remove_process(o, 10);
+  };
+  auto report = pin_threads(os, k_no_proc, {whole(10, "1"), whole(20, "1")});
+  REQUIRE(report.targets.size() == 2);
+  CHECK(report.targets[0].exited);
+  CHECK(report.targets[0].threads[2].vanished);
+  CHECK_FALSE(report.targets[1].exited);
+  CHECK(lists(os, {20}) == "1");
+}
+
+TEST_CASE("--tid moves only the named threads") {
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12}, cpus("0-3"));
+  PinTarget t = whole(11, "3");
+  t.single_thread = true;
+  auto report = pin_threads(os, k_no_proc, {t});
+  CHECK(lists(os, {10, 11, 12}) == "0-3 3 0-3");
+  CHECK(os.list_threads_calls.empty());
+  CHECK(os.pidfd_open_calls.empty());  // a thread has no pidfd here: its start time stands in
+  SECTION("a named thread that exits is not a failure") {
+    os.on_set_affinity = [](FakeOs& o, pid_t, const CpuSet&, unsigned) { remove_thread(o, 10, 12); };
+    PinTarget u = whole(12, "1");
+    u.single_thread = true;
+    PinTarget v = whole(10, "1");
+    v.single_thread = true;
+    auto r = pin_threads(os, k_no_proc, {v, u});
+    CHECK(r.targets[1].exited);
+    CHECK(lists(os, {10}) == "1");
+  }
+}
+
+TEST_CASE("--spread gives each thread one CPU, round-robin in TID order") {
+  FakeOs os;
+  add_process(os, 10, {12, 10, 11, 13, 14}, cpus("0-3"));
+  PinTarget t = whole(10, "1-3");
+  t.spread = {3, 1, 2};
+  os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
+    if (n == 1) add_thread(o, 10, 15, cpus("0-3"));
+  };
+  pin_threads(os, k_no_proc, {t});
+  CHECK(lists(os, {10, 11, 12, 13, 14, 15}) == "3 1 2 3 1 2");
+}
+
+TEST_CASE("a thread that keeps changing back is a failure") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  os.on_list_threads = [](FakeOs& o, pid_t, unsigned) { o.affinity[11] = cpus("0"); };
+  CHECK(failure(os, k_no_proc, {whole(10, "1")}) ==
+        "cannot move thread 11 of process 10: its CPU list keeps changing back to 0; nothing was "
+        "changed | does the program pin its own threads?");
+  CHECK(lists(os, {10}) == "0-3");
+}
+
+TEST_CASE("threads that never settle are a failure after max_passes") {
+  FakeOs os;
+  add_process(os, 10, {10}, cpus("0-3"));
+  os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) { add_thread(o, 10, static_cast<pid_t>(100 + n), cpus("0-3")); };
+  PinOptions options;
+  options.max_passes = 20;
+  CHECK(failure(os, k_no_proc, {whole(10, "1")}, options) ==
+        "the threads of process 10 kept changing for 20 passes; nothing was changed");
+  CHECK(lists(os, {10, 101, 110}) == "0-3 0-3 0-3");
+}
+
+TEST_CASE("a failure in one process puts the others back too") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  add_process(os, 20, {20, 21}, cpus("0-3"));
+  os.set_affinity_errors[21] = EPERM;
+  failure(os, k_no_proc, {whole(10, "1"), whole(20, "1")});
+  CHECK(lists(os, {10, 11, 20, 21}) == "0-3 0-3 0-3 0-3");
+}
+
+TEST_CASE("roll_back undoes a finished pin") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  os.affinity[11] = cpus("2");
+  auto report = pin_threads(os, k_no_proc, {whole(10, "1")});
+  CHECK(lists(os, {10, 11}) == "1 1");
+  CHECK(roll_back(os, report).empty());
+  CHECK(lists(os, {10, 11}) == "0-3 2");
+}

@@ -1,0 +1,141 @@
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "error.hpp"
+#include "fake_root.hpp"
+#include "proc.hpp"
+
+using namespace affix;
+using affix::test::FakeRoot;
+
+namespace {
+const char* k_stat =
+    "4242 (my (odd) comm) S 1 4242 4242 0 -1 4194560 10 0 0 0 3 4 0 0 20 0 5 0 123456 1000 "
+    "50 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
+}
+
+TEST_CASE("parse_stat reads comm, state, flags, start time and the last CPU") {
+  auto st = parse_stat(k_stat);
+  REQUIRE(st);
+  CHECK(st->id == 4242);
+  CHECK(st->comm == "my (odd) comm");
+  CHECK(st->state == 'S');
+  CHECK(st->flags == 4194560);
+  CHECK(st->start_time == 123456);
+  CHECK(st->last_cpu == 3);
+  // A kernel thread's flags.
+  auto k = parse_stat("2 (kthreadd) S 0 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0\n");
+  REQUIRE(k);
+  CHECK((k->flags & k_pf_kthread) != 0);
+  CHECK((k->flags & k_pf_no_setaffinity) != 0);
+  CHECK(k->last_cpu == 1);
+}
+
+TEST_CASE("parse_stat refuses what is not a stat line") {
+  CHECK_FALSE(parse_stat(""));
+  CHECK_FALSE(parse_stat("garbage"));
+  CHECK_FALSE(parse_stat("12 (x"));
+  CHECK_FALSE(parse_stat("x (a) S 1 2 3"));
+  CHECK_FALSE(parse_stat("12 (a) S 1 2 3"));                   // too short for the start time
+  CHECK_FALSE(parse_stat("12 (a) SS 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"));
+  CHECK_FALSE(parse_stat("12 (a) S 1 2 3 4 5 x 7 8 9 10 11 12 13 14 15 16 17 18 19 20"));
+  // Without field 39 (very old kernels) the last CPU is unknown.
+  auto st = parse_stat("12 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20");
+  REQUIRE(st);
+  CHECK(st->last_cpu == -1);
+  CHECK(st->start_time == 19);
+}
+
+TEST_CASE("parse_status reads the allowed lists") {
+  auto s = parse_status("Name:\tnginx\nTgid:\t4242\nPid:\t4243\nCpus_allowed:\tf\nCpus_allowed_list:\t0-3\n"
+                        "Mems_allowed:\t1\nMems_allowed_list:\t0\n");
+  REQUIRE(s);
+  CHECK(s->name == "nginx");
+  CHECK(s->tgid == 4242);
+  CHECK(format_cpulist(s->cpus) == "0-3");
+  CHECK(format_cpulist(s->mems) == "0");
+  CHECK_FALSE(parse_status("Name:\tx\n"));
+  CHECK_FALSE(parse_status("Cpus_allowed_list:\t3-1\n"));
+}
+
+TEST_CASE("parse_numa_maps sums pages per node") {
+  auto pages = parse_numa_maps(
+      "55d0 default file=/usr/bin/cat mapped=5 N0=3 N1=2 kernelpagesize_kB=4\n"
+      "7f00 interleave:0-1 anon=7 dirty=7 N1=7 kernelpagesize_kB=4\n"
+      "7f10 default Nx=3 N=4 N2=abc N3=\n"
+      "7f20 bind:0 stack anon=1 N0=1");
+  CHECK(pages == NodePages{{0, 4}, {1, 9}});
+  CHECK(parse_numa_maps("").empty());
+}
+
+TEST_CASE("readers go through the root and report a vanished process as missing") {
+  FakeRoot root;
+  root.write("proc/4242/stat", k_stat);
+  root.write("proc/4242/status", "Name:\tx\nCpus_allowed_list:\t1\nMems_allowed_list:\t0\n");
+  root.write("proc/4242/task/4242/stat", k_stat);
+  root.write("proc/4242/task/4250/stat", k_stat);
+  root.write("proc/4242/task/notanumber/stat", k_stat);
+  root.write("proc/4242/numa_maps", "1 default N0=5 N1=1\n2 default N0=1");
+  root.write("proc/7/status", "garbage\n");
+  root.write("proc/8/stat", "garbage\n");
+  root.write("proc/self/status", "x");
+  SysRoot sys(root.path());
+  CHECK(read_stat(sys, proc_dir(4242))->comm == "my (odd) comm");
+  CHECK(format_cpulist(read_status(sys, proc_dir(4242))->cpus) == "1");
+  CHECK(*read_tasks(sys, 4242) == std::vector<pid_t>{4242, 4250});
+  CHECK(*read_numa_maps(sys, 4242) == NodePages{{0, 6}, {1, 1}});
+  CHECK_FALSE(read_stat(sys, proc_dir(99)));
+  CHECK_FALSE(read_status(sys, proc_dir(99)));
+  CHECK_FALSE(read_tasks(sys, 99));
+  CHECK_FALSE(read_numa_maps(sys, 99));
+  CHECK(list_pids(sys) == std::vector<pid_t>{7, 8, 4242});
+  CHECK_THROWS_WITH(read_status(sys, proc_dir(7)), root.path() + "/proc/7/status: no valid Cpus_allowed_list");
+  CHECK_THROWS_WITH(read_stat(sys, proc_dir(8)), root.path() + "/proc/8/stat: not a stat line");
+}
+
+TEST_CASE("an oversized stat file is an error, not an allocation") {
+  FakeRoot root;
+  root.write("proc/5/stat", std::string(10000, 'x'));
+  SysRoot sys(root.path());
+  CHECK_THROWS_AS(read_stat(sys, proc_dir(5)), Error);
+}
+
+TEST_CASE("CPU to node from the node directories") {
+  FakeRoot root;
+  root.write("sys/devices/system/node/node0/cpulist", "0-1,4\n");
+  root.write("sys/devices/system/node/node2/cpulist", "2-3\n");
+  root.write("sys/devices/system/node/possible", "0,2\n");
+  CpuNodes nodes{SysRoot(root.path())};
+  CHECK(nodes.node_of(4) == 0);
+  CHECK(nodes.node_of(3) == 2);
+  CHECK(nodes.node_of(5) == -1);
+  CHECK(nodes.node_of(-1) == -1);
+  FakeRoot flat;
+  CHECK(CpuNodes{SysRoot(flat.path())}.node_of(7) == 0);
+}
+
+TEST_CASE("IDs: lists and parsing") {
+  CHECK(format_id_list({}) == "");
+  CHECK(format_id_list({5}) == "5");
+  CHECK(format_id_list({1, 2, 3, 7, 9, 10}) == "1-3,7,9-10");
+  CHECK(parse_pid("4242") == 4242);
+  CHECK(parse_pid("4194304") == 4194304);
+  CHECK_FALSE(parse_pid("4194305"));
+  CHECK_FALSE(parse_pid("0"));
+  CHECK_FALSE(parse_pid("-1"));
+  CHECK_FALSE(parse_pid("012"));
+  CHECK_FALSE(parse_pid("12x"));
+}
+
+TEST_CASE("the real /proc: this process") {
+  SysRoot sys;
+  auto st = read_stat(sys, proc_dir(getpid()));
+  REQUIRE(st);
+  CHECK(st->id == getpid());
+  CHECK(st->last_cpu >= 0);
+  auto tasks = read_tasks(sys, getpid());
+  REQUIRE(tasks);
+  CHECK(tasks->front() == getpid());
+  CHECK(read_numa_maps(sys, getpid()).has_value());
+}

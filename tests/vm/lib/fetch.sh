@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# Host side of the VM tests: what the harness needs from Debian, fetched once
+# into the cache directory. Sourced by run-vm; expects die() and CACHE.
+#
+#   vm_host_tools           qemu-system-x86_64 (installed with apt-get if missing)
+#   vm_busybox              -> path of a static busybox (from busybox-static)
+#   vm_kernel               -> path of Debian's kernel, uncompressed vmlinux
+#                              where possible (PVH boot skips the xz under TCG)
+# The kernel and busybox packages are only downloaded and unpacked into the
+# cache; they are never installed on the host.
+
+vm_apt_updated=0
+vm_apt_update() {
+  ((vm_apt_updated)) && return 0
+  apt-get update -qq >"$CACHE/apt-update.log" 2>&1 || true
+  vm_apt_updated=1
+}
+
+vm_apt_install() {  # vm_apt_install PKG...
+  [[ $(id -u) = 0 ]] || die "need root to install $* (or install them yourself)"
+  echo "run-vm: installing $*" >&2
+  vm_apt_update
+  DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends \
+    -o DPkg::Lock::Timeout=300 "$@" >"$CACHE/apt-install.log" 2>&1 ||
+    { tail -n 20 "$CACHE/apt-install.log" >&2; die "apt-get install $* failed"; }
+}
+
+vm_apt_download() {  # vm_apt_download PKG DIR: the .deb of PKG into DIR
+  local try
+  for try in 1 2; do
+    (cd "$2" && timeout 300 apt-get download -qq -o APT::Sandbox::User=root "$1") \
+      >"$CACHE/apt-download.log" 2>&1 && return 0
+    ((try == 1)) && vm_apt_update
+  done
+  tail -n 5 "$CACHE/apt-download.log" >&2
+  die "apt-get download $1 failed"
+}
+
+vm_host_tools() {
+  local need=()
+  command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+  command -v xz >/dev/null || need+=(xz-utils)
+  command -v cpio >/dev/null || need+=(cpio)
+  command -v jq >/dev/null || need+=(jq)
+  ((${#need[@]} == 0)) || vm_apt_install "${need[@]}"
+}
+
+vm_busybox() {
+  local bb=$CACHE/busybox tmp
+  if [[ ! -x $bb ]]; then
+    tmp=$(mktemp -d)
+    vm_apt_download busybox-static "$tmp"
+    dpkg-deb -x "$tmp"/busybox-static_*.deb "$tmp/x"
+    cp "$tmp/x/bin/busybox" "$bb.part" && mv "$bb.part" "$bb"
+    rm -rf "$tmp"
+  fi
+  echo "$bb"
+}
+
+# The kernel image package that linux-image-amd64 points at right now.
+vm_kernel_package() {
+  local pkg
+  pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+        awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+  if [[ -z $pkg ]]; then
+    vm_apt_update
+    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+          awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+  fi
+  [[ -n $pkg ]] || die "cannot resolve linux-image-amd64 to a kernel package"
+  echo "$pkg"
+}
+
+vm_kernel() {
+  local out=$CACHE/vmlinux tmp bz off
+  if [[ ! -s $out ]]; then
+    tmp=$(mktemp -d)
+    vm_apt_download "$(vm_kernel_package)" "$tmp"
+    mkdir "$tmp/x"
+    dpkg-deb --fsys-tarfile "$tmp"/linux-image-*.deb |
+      tar -x -C "$tmp/x" --wildcards './boot/vmlinuz-*'
+    bz=$(echo "$tmp"/x/boot/vmlinuz-*)
+    [[ -f $bz ]] || die "no vmlinuz in the kernel package"
+    # The bzImage holds the kernel as an xz stream; the ELF inside boots
+    # directly through its PVH note, without the slow decompressor under TCG.
+    off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$bz" | head -n 1 | cut -d: -f1 || true)
+    if [[ -n $off ]]; then
+      # xz stops with an error at the bytes that follow the stream; what it
+      # wrote up to there is the whole kernel.
+      tail -c +$((off + 1)) "$bz" | xz -dc >"$out.part" 2>/dev/null || true
+    fi
+    if [[ -s $out.part && $(head -c 4 "$out.part" | od -An -c | tr -d ' ') = '177ELF' ]]; then
+      mv "$out.part" "$out"
+    else
+      rm -f "$out.part"; cp "$bz" "$out"
+    fi
+    rm -rf "$tmp"
+  fi
+  echo "$out"
+}
