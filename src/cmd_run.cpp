@@ -11,6 +11,7 @@
 #include "resolver.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
+#include "topology_light.hpp"
 
 namespace affix {
 
@@ -21,7 +22,12 @@ int command_run(const Args& args) {
     return k_exit_ok;
   }
   SysRoot root;
-  Topology topo = read_topology(root);
+  // A plain launch on a bare CPU list needs only which CPUs are online
+  // (topology_light.hpp); -v, --dry-run and --env report more than the CPUs.
+  // Other plain launches skip what their placement cannot depend on (scope_for).
+  bool plain = !cl.verbose && !cl.dry_run && !cl.env;
+  Topology topo = plain && is_plain_cpulist(cl.request) ? read_cpus_only(root)
+                  : read_topology(root, plain ? scope_for(cl.request) : ReadScope{});
   Allowed allowed = read_allowed(root, topo);
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);

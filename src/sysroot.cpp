@@ -35,11 +35,15 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
   std::string p = path(rel);
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return std::nullopt;
-  }
+  // No fstat: a directory answers read() with EISDIR, which is "unreadable"
+  // below (one syscall less per file: a 4096-CPU topology reads ~50k files).
+  // A sysfs attribute comes whole in one read (it is at most a page), and a
+  // regular file (a captured root) ends where a read comes back short, so
+  // under sys/ a short read ends the file without a read() that returns 0.
+  // /proc files may come a page at a time: read them to the end.
+  std::string_view tail = rel;
+  while (!tail.empty() && tail.front() == '/') tail.remove_prefix(1);
+  const bool whole_at_once = tail.substr(0, 4) == "sys/";
   std::string out;
   char buf[8192];
   while (true) {
@@ -58,6 +62,7 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
       ::close(fd);
       throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", p, limit));
     }
+    if (whole_at_once && static_cast<size_t>(n) < sizeof buf) break;
   }
   ::close(fd);
   return out;

@@ -127,8 +127,8 @@ void split_compute_units(RawTopology& raw) {
 
 }  // namespace
 
-Topology read_topology(const SysRoot& root) {
-  RawTopology raw = read_raw_topology(root);
+Topology read_topology(const SysRoot& root, ReadScope scope) {
+  RawTopology raw = read_raw_topology(root, scope);
   Topology topo;
   topo.possible = raw.cpus;
   topo.online = raw.online;

@@ -88,9 +88,18 @@ struct Topology {
   CpuSet node_set() const;  // every node number
 };
 
+// What to read beyond CPUs, packages, dies, cores and nodes' CPUs. A launch
+// whose placement cannot depend on them skips them (docs/performance.md):
+// without caches there are no llc units and the order of units ignores
+// them; without memory, nodes have no memory sizes and no distances.
+struct ReadScope {
+  bool caches = true;
+  bool memory = true;
+};
+
 // Reads the topology under `root`. Throws Error(Runtime) naming the file and
 // the problem where the root is missing, unreadable, or holds garbage.
-Topology read_topology(const SysRoot& root);
+Topology read_topology(const SysRoot& root, ReadScope scope = {});
 
 // The allowed CPUs and memory nodes of a process ("self" or a PID number) as
 // seen under `root`: its cgroup cpuset (v2 effective, v1 effective, old

@@ -16,13 +16,14 @@ int MaskCache::add(CpuSet set) {
 }
 
 int MaskCache::parse(const std::string& text, bool is_list, const std::string& path) {
-  std::string key = (is_list ? "L" : "M") + text;
-  auto it = by_text.find(key);
-  if (it != by_text.end()) return it->second;
+  // Two maps keyed by the text itself: no copy of a 1 KiB mask per lookup.
+  auto& by = is_list ? by_list : by_text;
+  auto it = by.find(text);
+  if (it != by.end()) return it->second;
   auto parsed = is_list ? parse_cpulist(text, true, k_max_cpus - 1) : parse_cpumask(text, k_max_cpus - 1);
   if (!parsed) throw Error(ErrorKind::Runtime, fmt::format("{}: {}", path, parsed.error.message));
   int index = add(std::move(*parsed.value));
-  by_text.emplace(std::move(key), index);
+  by.emplace(text, index);
   return index;
 }
 
@@ -105,7 +106,7 @@ std::vector<unsigned> read_distances(const SysRoot& root, const std::string& rel
   return out;
 }
 
-void read_nodes(const SysRoot& root, RawTopology& raw) {
+void read_nodes(const SysRoot& root, RawTopology& raw, bool memory) {
   std::vector<unsigned> numbers;
   for (auto& name : root.list(k_node_dir))
     if (auto n = numbered(name, "node", k_max_id)) numbers.push_back(*n);
@@ -114,7 +115,7 @@ void read_nodes(const SysRoot& root, RawTopology& raw) {
     // No node/ directory: one node 0 with every CPU and the machine's memory.
     NodeInfo node;
     node.cpus = raw.cpus;
-    if (auto text = root.read("proc/meminfo")) {
+    if (auto text = memory ? root.read("proc/meminfo") : std::nullopt) {
       node.memory_total_kb = meminfo_value(root, "proc/meminfo", *text, "MemTotal:");
       node.memory_free_kb = meminfo_value(root, "proc/meminfo", *text, "MemFree:");
     }
@@ -133,6 +134,10 @@ void read_nodes(const SysRoot& root, RawTopology& raw) {
     // node's is taken as CPU-less, as hwloc does.
     if (node.cpus.intersects(taken)) node.cpus = CpuSet{};
     taken |= node.cpus;
+    if (!memory) {
+      raw.nodes.push_back(std::move(node));
+      continue;
+    }
     std::string meminfo = dir + "/meminfo";
     if (auto text = root.read(meminfo)) {
       node.memory_total_kb = meminfo_value(root, meminfo, *text, "MemTotal:");
@@ -151,28 +156,46 @@ void read_nodes(const SysRoot& root, RawTopology& raw) {
   }
 }
 
-// The cache directory of `cpu` whose level is the machine's last level.
+// The cache directories of a CPU: (level, "indexN") of its data/unified
+// caches. Only the caches of the CPU's own highest level can be its last
+// level cache, so `type` is read only for those (one read per CPU instead of
+// one per cache); the entries below that level are kept without their type
+// and never used.
 struct CpuCaches {
-  std::vector<std::pair<long, std::string>> entries;  // (level, "indexN") of data/unified caches
+  std::vector<std::pair<long, std::string>> entries;
 };
 
 CpuCaches read_cache_levels(const SysRoot& root, const std::string& cpu_dir) {
   CpuCaches out;
   std::string dir = cpu_dir + "/cache";
+  std::vector<std::pair<long, std::string>> all;
   for (auto& name : root.list(dir)) {
     if (!numbered(name, "index", 1024)) continue;
     auto level = root.read_int(dir + "/" + name + "/level");
     if (!level || *level < 0) continue;
-    auto type = root.read(dir + "/" + name + "/type");
-    if (type && trim(*type) == "Instruction") continue;
-    out.entries.emplace_back(*level, name);
+    all.emplace_back(*level, name);
+  }
+  // Highest level first; a level whose caches are all instruction caches
+  // does not count.
+  std::vector<long> levels;
+  for (auto& entry : all) levels.push_back(entry.first);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  for (auto level = levels.rbegin(); level != levels.rend(); ++level) {
+    for (auto& entry : all) {
+      if (entry.first != *level) continue;
+      auto type = root.read(dir + "/" + entry.second + "/type");
+      if (type && trim(*type) == "Instruction") continue;
+      out.entries.push_back(entry);
+    }
+    if (!out.entries.empty()) break;
   }
   return out;
 }
 
 }  // namespace
 
-RawTopology read_raw_topology(const SysRoot& root) {
+RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
   RawTopology raw;
   std::string cpu_dir(k_cpu_dir);
   if (!root.exists(cpu_dir)) {
@@ -200,7 +223,7 @@ RawTopology read_raw_topology(const SysRoot& root) {
     raw.efficiency = checked(root, "sys/devices/cpu_atom/cpus", e);
     raw.hybrid = true;
   }
-  read_nodes(root, raw);
+  read_nodes(root, raw, scope.memory);
   if (raw.cpus.empty()) throw Error(ErrorKind::Runtime, fmt::format("{}: no CPUs found", root.path(cpu_dir)));
 
   const size_t n = raw.cpus.end();
@@ -244,7 +267,7 @@ RawTopology read_raw_topology(const SysRoot& root) {
     raw.die_mask[cpu] = read_mask(root, topo, {"die_cpus"}, {"die_cpus_list"}, raw.masks);
     raw.core_mask[cpu] = read_mask(root, topo, {"core_cpus", "thread_siblings"},
                                    {"core_cpus_list", "thread_siblings_list"}, raw.masks);
-    caches[cpu] = read_cache_levels(root, dir);
+    if (scope.caches) caches[cpu] = read_cache_levels(root, dir);
     for (auto& entry : caches[cpu].entries) last_level = std::max(last_level, entry.first);
   });
   if (raw.online.empty())

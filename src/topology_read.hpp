@@ -19,7 +19,8 @@ constexpr unsigned k_max_cpus = 1u << 16;
 
 // Distinct CPU sets, each parsed once; CPUs refer to them by index.
 struct MaskCache {
-  std::unordered_map<std::string, int> by_text;
+  std::unordered_map<std::string, int> by_text;  // masks
+  std::unordered_map<std::string, int> by_list;  // cpulists
   std::vector<CpuSet> sets;
 
   int add(CpuSet set);
@@ -42,6 +43,6 @@ struct RawTopology {
   MaskCache masks;
 };
 
-RawTopology read_raw_topology(const SysRoot& root);
+RawTopology read_raw_topology(const SysRoot& root, ReadScope scope = {});
 
 }  // namespace affix

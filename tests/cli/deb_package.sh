@@ -34,14 +34,21 @@ version=$("$affix" --version | awk '{print $2}')
 
 # Depends: every shared library the binary needs is provided by a package
 # named there (libnuma1, libfmt9, libc6, libstdc++6, libgcc-s1 as they are
-# linked), and libc6/libstdc++6 in any case.
+# linked), and libc6/libstdc++6 in any case for a dynamic binary. A static
+# binary (AFFIX_STATIC, the default) needs no shared library at all.
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 dep_names=" $(echo "$depends" | tr ',|' '\n\n' | awk '{print $1}' | tr '\n' ' ') "
-for p in libc6 libstdc++6 libgcc-s1; do
-    [[ $dep_names == *" $p "* ]] || failed "Depends lacks $p"
-done
-for lib in $(readelf -d "$affix" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+needed=$(readelf -d "$affix" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+if [[ -n $needed ]]; then
+    for p in libc6 libstdc++6 libgcc-s1; do
+        [[ $dep_names == *" $p "* ]] || failed "Depends lacks $p"
+    done
+else
+    readelf -l "$affix" | grep -q INTERP && failed "no NEEDED libraries but an ELF interpreter"
+    echo "ok: static binary, no shared library needed"
+fi
+for lib in $needed; do
     path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|libc6,/ {print $NF; exit}')
     [[ -n $path ]] || path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     real=$(readlink -f "$path")
