@@ -1,4 +1,4 @@
-// bench-timer: runs commands in interleaved rounds (A B C A B C ...) and
+// bench-timer: runs commands in interleaved rounds (A B C, B C A, C A B ...) and
 // prints the wall time of every run, so that ratios are taken between runs
 // that saw the same machine state.
 //
@@ -172,7 +172,10 @@ int main(int argc, char** argv) {
     }
   size_t turn = 0;
   for (long r = -warmup; r < rounds; ++r) {
-    for (size_t k = 0; k < cmds.size(); ++k) {
+    // The order rotates every round, so that no command always follows the
+    // same one (a heavy command before it would tax its caches every time).
+    for (size_t j = 0; j < cmds.size(); ++j) {
+      const size_t k = (j + static_cast<size_t>(r + warmup)) % cmds.size();
       const std::string value = toggle[turn++ % toggle.size()];
       long long ns = 0, cpu_ns = 0;
       int status = run(cmds[k], value, ns, cpu_ns);
