@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "json.hpp"
+#include "topo_output.hpp"
 
 namespace affix {
 
@@ -73,12 +74,7 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const EnvVa
   j.end_array();
   j.field("sockets", format_cpulist(p.sockets));
   j.field("nodes", format_cpulist(p.nodes));
-  j.key("allowed");
-  j.begin_object();
-  j.field("cpus", format_cpulist(allowed.cpus));
-  j.field("nodes", format_cpulist(allowed.mems));
-  j.field("source", allowed.source);
-  j.end_object();
+  write_allowed_json(j, allowed);
   j.key("mem");
   if (p.mem_policy) {
     j.begin_object();

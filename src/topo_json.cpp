@@ -67,12 +67,7 @@ std::string topo_json(const Topology& topo, const Allowed& allowed) {
     j.end_object();
   }
   j.end_array();
-  j.key("allowed");
-  j.begin_object();
-  j.field("cpus", format_cpulist(allowed.cpus));
-  j.field("nodes", format_cpulist(allowed.mems));
-  j.field("source", allowed.source);
-  j.end_object();
+  write_allowed_json(j, allowed);
   j.field("online", format_cpulist(topo.online));
   j.field("isolated", format_cpulist(topo.isolated));
   j.field("smt", topo.smt);
@@ -88,6 +83,15 @@ std::string topo_json(const Topology& topo, const Allowed& allowed) {
   j.end_object();
   j.end_object();
   return j.str() + "\n";
+}
+
+void write_allowed_json(JsonWriter& j, const Allowed& allowed) {
+  j.key("allowed");
+  j.begin_object();
+  j.field("cpus", format_cpulist(allowed.cpus));
+  j.field("nodes", format_cpulist(allowed.mems));
+  j.field("source", allowed.source);
+  j.end_object();
 }
 
 }  // namespace affix

@@ -8,8 +8,13 @@
 
 namespace affix {
 
+class JsonWriter;
+
 std::string topo_json(const Topology& topo, const Allowed& allowed);
 std::string topo_text(const Topology& topo, const Allowed& allowed);
+
+// "allowed": {"cpus": ..., "nodes": ..., "source": ...}, shared by topo and explain.
+void write_allowed_json(JsonWriter& j, const Allowed& allowed);
 
 // "62.5 GiB", "512 MiB", "12 KiB"
 std::string format_kb(unsigned long long kb);
