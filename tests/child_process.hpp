@@ -2,6 +2,9 @@
 // Running a child for a test and measuring it: its exit status, its output,
 // and its peak resident memory (ru_maxrss from wait4). A CPU-time limit
 // (RLIMIT_CPU) turns a hang into a SIGXCPU the test sees as a failure.
+// Programs run through the rss_run helper (tests/helpers/rss_run.cpp): a
+// child forked straight from the test binary would count the test binary's
+// own memory in its peak.
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -62,9 +65,10 @@ inline std::string temp_name(const char* what) {
 }
 }  // namespace detail
 
-// Runs argv[0] (a path) with argv; stdin is /dev/null.
+// Runs argv[0] (a path) with argv through rss_run; stdin is /dev/null.
 inline ChildResult run_child(const std::vector<std::string>& argv, unsigned cpu_seconds = 300) {
   std::string out_path = detail::temp_name("out"), err_path = detail::temp_name("err");
+  std::string report_path = detail::temp_name("rss");
   pid_t pid = ::fork();
   if (pid == 0) {
     int null = ::open("/dev/null", O_RDONLY);
@@ -73,13 +77,29 @@ inline ChildResult run_child(const std::vector<std::string>& argv, unsigned cpu_
     detail::redirect(err_path, 2);
     struct rlimit cpu {cpu_seconds, cpu_seconds};
     ::setrlimit(RLIMIT_CPU, &cpu);
-    std::vector<char*> args;
+    std::string helper = std::string(AFFIX_HELPER_DIR) + "/rss_run";
+    std::vector<char*> args{helper.data(), report_path.data()};
     for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     ::execv(args[0], args.data());
     ::_exit(122);
   }
-  return detail::finish(pid, out_path, err_path);
+  ChildResult r = detail::finish(pid, out_path, err_path);
+  // rss_run's report replaces what wait4 said about rss_run itself.
+  std::istringstream report(slurp(report_path));
+  ::unlink(report_path.c_str());
+  std::string how, word;
+  long value = -1, maxrss = 0;
+  if (!r.exited || r.code != 0 || !(report >> how >> value >> word >> maxrss)) {
+    r.exited = false;
+    r.code = -1;
+    return r;
+  }
+  r.exited = how == "exit";
+  r.code = r.exited ? static_cast<int>(value) : -1;
+  r.signal = r.exited ? 0 : static_cast<int>(value);
+  r.maxrss_kb = maxrss;
+  return r;
 }
 
 // Runs `body` in a forked child (exit status 0 when it returns, 1 when it

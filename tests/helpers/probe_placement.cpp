@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -31,16 +32,21 @@ int main(int argc, char** argv) {
     return 99;
   }
   std::memset(mem, 1, size);
-  char address[32];
-  std::snprintf(address, sizeof address, "%lx ", reinterpret_cast<unsigned long>(mem));
+  // The mapping holding `mem`: the last one starting at or below it (the
+  // kernel may merge it with a neighbour, e.g. under ASan, so that its line
+  // starts lower).
+  const unsigned long where = reinterpret_cast<unsigned long>(mem);
   std::ifstream maps("/proc/self/numa_maps");
   std::string policy = "unknown";
+  unsigned long best = 0;
   while (std::getline(maps, line)) {
-    if (line.rfind(address, 0) == 0) {
-      std::istringstream words(line);
-      std::string addr;
-      words >> addr >> policy;
-      break;
+    std::istringstream words(line);
+    std::string addr, pol;
+    words >> addr >> pol;
+    unsigned long start = std::strtoul(addr.c_str(), nullptr, 16);
+    if (start <= where && start >= best) {
+      best = start;
+      policy = pol;
     }
   }
   std::printf("policy: %s\n", policy.c_str());
