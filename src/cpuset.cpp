@@ -26,6 +26,11 @@ void CpuSet::set(unsigned i) {
   m_words[i / 64] |= 1ull << (i % 64);
 }
 
+void CpuSet::assign_words(const uint64_t* words, size_t n) {
+  while (n > 0 && words[n - 1] == 0) --n;
+  m_words.assign(words, words + n);
+}
+
 void CpuSet::reset(unsigned i) {
   if (i / 64 >= m_words.size()) return;
   m_words[i / 64] &= ~(1ull << (i % 64));

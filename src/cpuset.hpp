@@ -56,6 +56,9 @@ public:
   }
 
   const std::vector<uint64_t>& words() const { return m_words; }
+  // Replaces the set with n 64-bit words (bit i of word w is member w*64+i),
+  // reusing the storage: a kernel mask becomes a set without a bit-by-bit walk.
+  void assign_words(const uint64_t* words, size_t n);
 
 private:
   void trim();

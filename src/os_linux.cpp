@@ -1,5 +1,6 @@
 // The only file that talks to the kernel's scheduler and memory-policy calls.
 #include <dirent.h>
+#include <fcntl.h>
 #include <numa.h>
 #include <numaif.h>
 #include <poll.h>
@@ -42,9 +43,21 @@ std::vector<unsigned long> to_mask(const CpuSet& set, size_t min_bits) {
   return mask;
 }
 
+// Where an unsigned long is 64 bits, a kernel mask and CpuSet::words() have
+// the same layout.
+constexpr bool k_words_are_longs = sizeof(unsigned long) == sizeof(uint64_t);
+
 class LinuxOs final : public Os {
 public:
   int set_affinity(pid_t tid, const CpuSet& cpus) override {
+    // The kernel reads as many bytes as it is given, up to its own size, and
+    // clears the rest: the set's own words will do, without a copy.
+    if (k_words_are_longs && !cpus.empty()) {
+      const auto& words = cpus.words();
+      if (syscall(SYS_sched_setaffinity, tid, words.size() * sizeof(uint64_t), words.data()) != 0)
+        return errno;
+      return 0;
+    }
     auto mask = to_mask(cpus, 8192);
     if (sched_setaffinity(tid, mask.size() * sizeof(unsigned long),
                           reinterpret_cast<cpu_set_t*>(mask.data())) != 0)
@@ -52,22 +65,27 @@ public:
     return 0;
   }
 
+  // pin reads every thread's list on every pass, so this keeps one buffer of
+  // the kernel's own mask size (the raw call returns it; the first call finds
+  // it, growing from 8192 bits while the kernel says EINVAL) and turns it
+  // into a set word by word.
   int get_affinity(pid_t tid, CpuSet& out) override {
-    for (size_t bits = 8192; bits <= (1u << 20); bits *= 4) {
-      std::vector<unsigned long> mask(bits / 64, 0);
-      if (sched_getaffinity(tid, mask.size() * sizeof(unsigned long),
-                            reinterpret_cast<cpu_set_t*>(mask.data())) == 0) {
-        out = CpuSet();
-        // Only the set bits: pin re-reads every thread's list on every pass.
-        for (size_t w = 0; w < mask.size(); ++w) {
-          for (unsigned long word = mask[w]; word != 0; word &= word - 1)
-            out.set(static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzl(word))));
+    if (m_mask_bytes == 0) {
+      for (size_t bits = 8192; bits <= (1u << 20); bits *= 4) {
+        m_mask.assign(bits / 64, 0);
+        long r = syscall(SYS_sched_getaffinity, tid, m_mask.size() * sizeof(unsigned long), m_mask.data());
+        if (r > 0) {
+          m_mask_bytes = static_cast<size_t>(r);
+          m_mask.resize((m_mask_bytes + sizeof(unsigned long) - 1) / sizeof(unsigned long));
+          return mask_to_set(out);
         }
-        return 0;
+        if (errno != EINVAL) return errno;
       }
-      if (errno != EINVAL) return errno;
+      m_mask.clear();
+      return EINVAL;
     }
-    return EINVAL;
+    if (syscall(SYS_sched_getaffinity, tid, m_mask_bytes, m_mask.data()) < 0) return errno;
+    return mask_to_set(out);
   }
 
   int set_mempolicy(MemPolicy policy, const CpuSet& nodes) override {
@@ -99,16 +117,35 @@ public:
     return 0;
   }
 
+  // getdents64 with one large buffer, kept between calls: pin lists a
+  // process's threads on every pass, and readdir's 32 KiB buffer takes a
+  // dozen calls for 10,000 threads.
   int list_threads(pid_t pid, std::vector<pid_t>& out) override {
     out.clear();
     std::string dir = "/proc/" + std::to_string(pid) + "/task";
-    DIR* d = opendir(dir.c_str());
-    if (!d) return errno == ENOENT ? ESRCH : errno;
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-      out.push_back(static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10)));
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? ESRCH : errno;
+    m_dirents.resize(256 * 1024);
+    int err = 0;
+    for (;;) {
+      ssize_t n = getdents64(fd, m_dirents.data(), m_dirents.size());
+      if (n < 0) {
+        err = errno;
+        break;
+      }
+      if (n == 0) break;
+      for (ssize_t off = 0; off < n;) {
+        const auto* e = reinterpret_cast<const dirent64*>(m_dirents.data() + off);
+        off += e->d_reclen;
+        pid_t tid = 0;
+        const char* c = e->d_name;
+        if (*c < '0' || *c > '9') continue;
+        for (; *c >= '0' && *c <= '9'; ++c) tid = tid * 10 + (*c - '0');
+        out.push_back(tid);
+      }
     }
-    closedir(d);
+    ::close(fd);
+    if (err != 0) return err == ENOENT ? ESRCH : err;
     std::sort(out.begin(), out.end());
     return 0;
   }
@@ -133,7 +170,11 @@ public:
   void close_fd(int fd) override { ::close(fd); }
 
   std::optional<unsigned long long> start_time(pid_t pid) override {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    // The thread's own stat, not the process's: /proc/PID/stat sums the CPU
+    // times of every thread (a walk over 10,000 threads), and field 22 is
+    // the same in both.
+    std::string id = std::to_string(pid);
+    std::ifstream f("/proc/" + id + "/task/" + id + "/stat");
     if (!f) return std::nullopt;
     std::string line;
     std::getline(f, line);
@@ -163,6 +204,24 @@ public:
   void set_env(const std::string& name, const std::string& value) override {
     ::setenv(name.c_str(), value.c_str(), 1);
   }
+
+private:
+  int mask_to_set(CpuSet& out) const {
+    if constexpr (k_words_are_longs) {
+      out.assign_words(reinterpret_cast<const uint64_t*>(m_mask.data()), m_mask.size());
+    } else {
+      out = CpuSet();
+      for (size_t w = 0; w < m_mask.size(); ++w) {
+        for (unsigned long word = m_mask[w]; word != 0; word &= word - 1)
+          out.set(static_cast<unsigned>(w * 8 * sizeof(unsigned long) + static_cast<unsigned>(__builtin_ctzl(word))));
+      }
+    }
+    return 0;
+  }
+
+  std::vector<char> m_dirents;       // list_threads' buffer
+  std::vector<unsigned long> m_mask;  // the last sched_getaffinity result
+  size_t m_mask_bytes = 0;            // the kernel's mask size, once known
 };
 
 }  // namespace

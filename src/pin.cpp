@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -20,8 +19,7 @@ enum class Identity { Same, Gone, Reused };
 // One PID (or TID) being moved.
 struct Tracked {
   PinTarget target;
-  TargetReport report;
-  std::unordered_map<pid_t, size_t> index;  // tid -> report.threads
+  TargetReport report;  // report.threads is kept in ascending TID order
   int pidfd = -1;
   unsigned long long start_time = 0;
 };
@@ -88,11 +86,7 @@ public:
       confirming = true;
     }
     close_all();
-    for (auto& t : m_tracked) {
-      std::sort(t.report.threads.begin(), t.report.threads.end(),
-                [](const ThreadMove& a, const ThreadMove& b) { return a.tid < b.tid; });
-      report.targets.push_back(std::move(t.report));
-    }
+    for (auto& t : m_tracked) report.targets.push_back(std::move(t.report));  // threads ascend
     return report;
   }
 
@@ -111,9 +105,16 @@ private:
       }
       if (!std::is_sorted(m_tids.begin(), m_tids.end())) std::sort(m_tids.begin(), m_tids.end());
     }
+    // Both lists ascend: walk them together (a TID not seen before is
+    // inserted in its place).
     bool quiet = true;
+    size_t at = 0;
+    auto& threads = t.report.threads;
     for (pid_t tid : m_tids) {
-      if (!visit(t, tid)) quiet = false;
+      while (at < threads.size() && threads[at].tid < tid) ++at;
+      bool first = at == threads.size() || threads[at].tid != tid;
+      if (first) add_thread(t, at, tid);
+      if (!visit(t, threads[at], first)) quiet = false;
     }
     if (t.target.single_thread && t.report.threads.front().vanished) {
       t.report.exited = true;
@@ -145,22 +146,20 @@ private:
     return alive ? Identity::Same : Identity::Gone;
   }
 
-  // Checks one thread, moves it where needed; true when nothing changed.
-  bool visit(Tracked& t, pid_t tid) {
-    auto it = t.index.find(tid);
-    bool first = it == t.index.end();
-    if (first) {
-      ThreadMove move;
-      move.tid = tid;
-      if (t.target.spread.empty()) {
-        move.after = t.target.cpus;
-      } else {
-        move.after.set(t.target.spread[m_spread_next++ % t.target.spread.size()]);
-      }
-      it = t.index.emplace(tid, t.report.threads.size()).first;
-      t.report.threads.push_back(std::move(move));
+  void add_thread(Tracked& t, size_t at, pid_t tid) {
+    ThreadMove move;
+    move.tid = tid;
+    if (t.target.spread.empty()) {
+      move.after = t.target.cpus;
+    } else {
+      move.after.set(t.target.spread[m_spread_next++ % t.target.spread.size()]);
     }
-    ThreadMove& move = t.report.threads[it->second];
+    t.report.threads.insert(t.report.threads.begin() + static_cast<std::ptrdiff_t>(at), std::move(move));
+  }
+
+  // Checks one thread, moves it where needed; true when nothing changed.
+  bool visit(Tracked& t, ThreadMove& move, bool first) {
+    const pid_t tid = move.tid;
     move.vanished = false;  // listed again: its TID came back
     int err = m_os.get_affinity(tid, m_current);
     if (err == ESRCH) {

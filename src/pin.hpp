@@ -33,7 +33,7 @@ struct PinTarget {
 };
 
 struct PinOptions {
-  unsigned settle_ms = 5;       // the sleep before the confirmation pass
+  unsigned settle_ms = 2;       // the sleep before the confirmation pass
   unsigned max_passes = 1000;   // a process whose threads never settle is a failure
   unsigned max_resets = 4;      // a thread that keeps going back to another list is a failure
 };

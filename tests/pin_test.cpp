@@ -81,7 +81,7 @@ TEST_CASE("pin moves every thread, then confirms after a sleep") {
   CHECK(lists(os, {10, 11, 12}) == "2 2 2");
   CHECK(os.set_affinity_calls.size() == 3);
   CHECK(report.passes == 3);  // move, quiet, (sleep) quiet again
-  CHECK(os.sleeps == std::vector<unsigned>{5});
+  CHECK(os.sleeps == std::vector<unsigned>{PinOptions{}.settle_ms});
   REQUIRE(report.targets.size() == 1);
   const auto& t = report.targets[0];
   CHECK_FALSE(t.exited);
