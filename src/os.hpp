@@ -24,6 +24,19 @@ public:
   // sched_setaffinity / sched_getaffinity on one thread (0 = the caller).
   virtual int set_affinity(pid_t tid, const CpuSet& cpus) = 0;
   virtual int get_affinity(pid_t tid, CpuSet& out) = 0;
+  // A batch check: result[i] is 0 when thread tids[i] has CPU list
+  // *want[i], 1 when it has another, else the errno of reading it. The real
+  // Os reads a large batch on several CPUs at once; this default reads one
+  // thread after the other through get_affinity.
+  virtual void check_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
+                                std::vector<int>& result) {
+    result.assign(tids.size(), 0);
+    CpuSet current;
+    for (size_t i = 0; i < tids.size(); ++i) {
+      int err = get_affinity(tids[i], current);
+      result[i] = err != 0 ? err : current == *want[i] ? 0 : 1;
+    }
+  }
   // set_mempolicy for the calling thread (nodes ignored for Local).
   virtual int set_mempolicy(MemPolicy policy, const CpuSet& nodes) = 0;
   // migrate_pages(pid, from, to): returns 0 or errno; `not_moved` gets the
@@ -33,6 +46,10 @@ public:
   // Thread IDs in /proc/PID/task, in ascending order; errno on failure
   // (ESRCH when the process is gone).
   virtual int list_threads(pid_t pid, std::vector<pid_t>& out) = 0;
+  // The number of threads of process `pid` (field 20 of its leader's
+  // /proc/PID/task/PID/stat: the kernel's count, which changes together with
+  // the /proc/PID/task listing); errno on failure (ESRCH when gone).
+  virtual int thread_count(pid_t pid, unsigned& out) = 0;
   // pidfd_open(pid); returns a descriptor >= 0, or -errno (ENOSYS where the
   // kernel lacks it).
   virtual int pidfd_open(pid_t pid) = 0;

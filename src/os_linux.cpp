@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "os.hpp"
@@ -88,6 +89,41 @@ public:
     return mask_to_set(out);
   }
 
+  // pin's check passes read every thread's list; at thousands of threads
+  // that is kernel time (a cache-cold task each) that splits well across
+  // the CPUs affix may use: one worker per 1000 threads, each with its own
+  // buffer. A worker that cannot be started (RLIMIT_NPROC, say) leaves its
+  // share to the caller.
+  void check_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
+                        std::vector<int>& result) override {
+    const size_t n = tids.size();
+    if (m_mask_bytes == 0 || !k_words_are_longs || n < 2 * k_threads_per_worker) {
+      Os::check_affinities(tids, want, result);
+      return;
+    }
+    result.assign(n, 0);
+    size_t workers = std::min<size_t>({n / k_threads_per_worker, usable_cpus(), 16});
+    if (workers < 2) {
+      check_range(tids, want, result, 0, n);
+      return;
+    }
+    const size_t chunk = (n + workers - 1) / workers;
+    std::vector<std::thread> pool;
+    size_t mine_end = chunk;  // the caller's share: [0, mine_end)
+    for (size_t w = workers - 1; w >= 1; --w) {
+      size_t begin = w * chunk, end = std::min(n, begin + chunk);
+      if (begin >= end) continue;
+      try {
+        pool.emplace_back([&, begin, end] { check_range(tids, want, result, begin, end); });
+      } catch (const std::system_error&) {
+        mine_end = end;  // do this share and every one below it here
+        break;
+      }
+    }
+    check_range(tids, want, result, 0, mine_end);
+    for (auto& th : pool) th.join();
+  }
+
   int set_mempolicy(MemPolicy policy, const CpuSet& nodes) override {
     int mode = MPOL_DEFAULT;
     switch (policy) {
@@ -150,6 +186,39 @@ public:
     return 0;
   }
 
+  int thread_count(pid_t pid, unsigned& out) override {
+    // The leader's own stat: the process's /proc/PID/stat walks every
+    // thread to sum CPU times; num_threads is the same in both.
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(pid));
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? ESRCH : errno;
+    char buf[1024];
+    ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    int err = n < 0 ? errno : 0;
+    ::close(fd);
+    if (n < 0) return err == ENOENT ? ESRCH : err;
+    buf[n] = '\0';
+    const char* p = strrchr(buf, ')');
+    if (!p) return EIO;
+    ++p;
+    // Field 3 is the first after ')'; num_threads is field 20.
+    for (int field = 3; field <= 20; ++field) {
+      while (*p == ' ') ++p;
+      if (!*p) return EIO;
+      if (field == 20) break;
+      while (*p && *p != ' ') ++p;
+    }
+    unsigned long v = 0;
+    if (*p < '0' || *p > '9') return EIO;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+      v = v * 10 + static_cast<unsigned long>(*p - '0');
+      if (v > 1u << 30) return EIO;
+    }
+    out = static_cast<unsigned>(v);
+    return 0;
+  }
+
   int pidfd_open(pid_t pid) override {
 #ifdef SYS_pidfd_open
     long fd = syscall(SYS_pidfd_open, pid, 0);
@@ -206,6 +275,40 @@ public:
   }
 
 private:
+  static constexpr size_t k_threads_per_worker = 1000;
+
+  // Reads the lists of tids[begin, end) into result (see check_affinities);
+  // safe to run on several threads at once.
+  void check_range(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
+                   std::vector<int>& result, size_t begin, size_t end) const {
+    const size_t words = m_mask_bytes / sizeof(uint64_t);
+    std::vector<uint64_t> buf(words + 1);
+    for (size_t i = begin; i < end; ++i) {
+      long r = syscall(SYS_sched_getaffinity, tids[i], m_mask_bytes, buf.data());
+      if (r < 0) {
+        result[i] = errno;
+        continue;
+      }
+      const auto& w = want[i]->words();  // no trailing zero words
+      bool same = w.size() <= words;
+      for (size_t k = 0; same && k < words; ++k) same = buf[k] == (k < w.size() ? w[k] : 0);
+      result[i] = same ? 0 : 1;
+    }
+  }
+
+  // The CPUs affix itself may run on (once).
+  size_t usable_cpus() {
+    if (m_usable_cpus == 0) {
+      std::vector<uint64_t> buf(m_mask_bytes / sizeof(uint64_t) + 1, 0);
+      long r = syscall(SYS_sched_getaffinity, 0, m_mask_bytes, buf.data());
+      size_t count = 0;
+      if (r > 0)
+        for (auto word : buf) count += static_cast<size_t>(__builtin_popcountll(word));
+      m_usable_cpus = std::max<size_t>(count, 1);
+    }
+    return m_usable_cpus;
+  }
+
   int mask_to_set(CpuSet& out) const {
     if constexpr (k_words_are_longs) {
       out.assign_words(reinterpret_cast<const uint64_t*>(m_mask.data()), m_mask.size());
@@ -222,6 +325,7 @@ private:
   std::vector<char> m_dirents;       // list_threads' buffer
   std::vector<unsigned long> m_mask;  // the last sched_getaffinity result
   size_t m_mask_bytes = 0;            // the kernel's mask size, once known
+  size_t m_usable_cpus = 0;           // usable_cpus(), once known
 };
 
 }  // namespace

@@ -22,6 +22,8 @@ struct Tracked {
   TargetReport report;  // report.threads is kept in ascending TID order
   int pidfd = -1;
   unsigned long long start_time = 0;
+  bool listed = false;         // its /proc/PID/task was read once
+  bool listed_before = false;  // ... before the listing now being walked
 };
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -82,7 +84,11 @@ public:
         continue;
       }
       if (confirming) break;
-      m_os.sleep_ms(m_options.settle_ms);
+      // A thread whose clone began before its creator moved carries the old
+      // list and appears only when the clone ends: microseconds, or
+      // milliseconds where the machine is busy. Where the process was seen
+      // creating or ending threads during the move, wait longer for such.
+      m_os.sleep_ms(m_churn ? m_options.busy_settle_ms : m_options.settle_ms);
       confirming = true;
     }
     close_all();
@@ -93,6 +99,8 @@ public:
 private:
   // One pass over one target; true when it found nothing to change.
   bool run_pass(Tracked& t) {
+    bool counted_quiet = false;
+    if (!t.target.single_thread && t.listed && count_pass(t, counted_quiet)) return counted_quiet;
     if (t.target.single_thread) {
       m_tids.assign(1, t.target.id);
     } else {
@@ -104,6 +112,8 @@ private:
         fail(fmt::format("cannot list the threads of process {}: {}", t.target.id, errno_text(err)), {});
       }
       if (!std::is_sorted(m_tids.begin(), m_tids.end())) std::sort(m_tids.begin(), m_tids.end());
+      t.listed_before = t.listed;
+      t.listed = true;
     }
     // Both lists ascend: walk them together (a TID not seen before is
     // inserted in its place).
@@ -113,7 +123,10 @@ private:
     for (pid_t tid : m_tids) {
       while (at < threads.size() && threads[at].tid < tid) ++at;
       bool first = at == threads.size() || threads[at].tid != tid;
-      if (first) add_thread(t, at, tid);
+      if (first) {
+        add_thread(t, at, tid);
+        if (t.listed_before) m_churn = true;  // created during the move
+      }
       if (!visit(t, threads[at], first)) quiet = false;
     }
     if (t.target.single_thread && t.report.threads.front().vanished) {
@@ -121,6 +134,42 @@ private:
       return false;
     }
     return settle_identity(t, quiet);
+  }
+
+  // A pass that proves the thread list unchanged instead of reading it
+  // again (at 10,000 threads a listing of /proc/PID/task costs the kernel
+  // ~8 ms; the count, one small read): the kernel's thread count is read
+  // first, then every thread known alive is checked. When each of those K
+  // threads answers (so it was alive when the count was read: it was listed
+  // before) and the count is K, the process had exactly these threads at
+  // that moment: what a listing then would have shown. Returns false, having
+  // done nothing, when the count differs (or cannot be read): the caller
+  // then lists. Otherwise sets `quiet` and returns true.
+  bool count_pass(Tracked& t, bool& quiet) {
+    size_t alive = 0;
+    for (const auto& move : t.report.threads) alive += !move.vanished;
+    unsigned count = 0;
+    if (m_os.thread_count(t.target.id, count) != 0 || count != alive) return false;
+    // Every thread on its list is quiet, as visit would find; the others go
+    // through visit (which reads again and moves or marks it vanished).
+    m_batch_tids.clear();
+    m_batch_want.clear();
+    m_batch_at.clear();
+    auto& threads = t.report.threads;
+    for (size_t i = 0; i < threads.size(); ++i) {
+      if (threads[i].vanished) continue;
+      m_batch_tids.push_back(threads[i].tid);
+      m_batch_want.push_back(&threads[i].after);
+      m_batch_at.push_back(i);
+    }
+    m_os.check_affinities(m_batch_tids, m_batch_want, m_batch_result);
+    quiet = true;
+    for (size_t k = 0; k < m_batch_at.size(); ++k) {
+      if (m_batch_result[k] == 0) continue;
+      if (!visit(t, threads[m_batch_at[k]], false)) quiet = false;
+    }
+    quiet = settle_identity(t, quiet);
+    return true;
   }
 
   // Checks that the target is still the process it was; a gone process is
@@ -164,6 +213,7 @@ private:
     int err = m_os.get_affinity(tid, m_current);
     if (err == ESRCH) {
       move.vanished = true;
+      m_churn = true;
       return false;
     }
     if (err != 0) fail_thread(t, tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
@@ -176,6 +226,7 @@ private:
     err = m_os.set_affinity(tid, move.after);
     if (err == ESRCH) {
       move.vanished = true;
+      m_churn = true;
       return false;
     }
     if (err != 0) refuse(t, tid, move.after, err);
@@ -251,6 +302,12 @@ private:
   std::vector<pid_t> m_tids;  // reused between passes
   CpuSet m_current;
   size_t m_spread_next = 0;
+  bool m_churn = false;  // threads came or went during the move
+  // count_pass's batch, reused between passes
+  std::vector<pid_t> m_batch_tids;
+  std::vector<const CpuSet*> m_batch_want;
+  std::vector<size_t> m_batch_at;
+  std::vector<int> m_batch_result;
 };
 
 }  // namespace

@@ -5,7 +5,12 @@
 // It re-reads each process's thread list and re-checks every thread's CPU
 // list until a whole pass finds nothing to change, then confirms with one
 // more pass after a short sleep (a thread still being cloned copies the old
-// list and shows up late). A thread that vanishes during a pass makes that
+// list and shows up late; where threads were created or ended during the
+// move, the sleep is longer, for a clone that a busy machine has delayed).
+// After the first listing a pass may prove the list
+// unchanged instead of reading it again: the kernel's thread count, read
+// before every known thread is checked, equals the number of known threads
+// that are still alive (see count_pass in pin.cpp); else it lists again. A thread that vanishes during a pass makes that
 // pass not quiet (it may have created a thread with the old list before it
 // exited). Threads, or whole processes, that exit are not a failure. Any
 // other failure puts every thread already moved back on its previous list
@@ -34,6 +39,7 @@ struct PinTarget {
 
 struct PinOptions {
   unsigned settle_ms = 2;       // the sleep before the confirmation pass
+  unsigned busy_settle_ms = 20; // the same where threads came or went during the move
   unsigned max_passes = 1000;   // a process whose threads never settle is a failure
   unsigned max_resets = 4;      // a thread that keeps going back to another list is a failure
 };

@@ -35,7 +35,7 @@ public:
   };
 
   // --- What happened, in order. `calls` names every call ("set_affinity",
-  // "get_affinity", "set_mempolicy", "migrate_pages", "list_threads",
+  // "get_affinity", "set_mempolicy", "migrate_pages", "list_threads", "thread_count",
   // "pidfd_open", "pidfd_alive", "close_fd", "start_time", "sleep_ms",
   // "exec", "set_env"); the typed vectors hold the arguments.
   std::vector<std::string> calls;
@@ -71,11 +71,14 @@ public:
   int migrate_error = 0;
   long migrate_not_moved = 0;
   std::map<pid_t, int> list_threads_errors;  // per pid
+  std::map<pid_t, int> thread_count_errors;  // per pid
   int pidfd_error = 0;       // e.g. ENOSYS: pidfd_open returns -pidfd_error
   int exec_error = 0;        // 0: the "exec" succeeded and returns 0
 
   // --- Hooks, run before the call does its work (may change the world).
-  // `n` counts that call's invocations from 0.
+  // `n` counts that call's invocations from 0. on_list_threads runs before
+  // every look at a process's threads: list_threads and thread_count (one
+  // count for both).
   std::function<void(FakeOs&, pid_t pid, unsigned n)> on_list_threads;
   std::function<void(FakeOs&, pid_t tid, const CpuSet& cpus, unsigned n)> on_set_affinity;
   std::function<void(FakeOs&, unsigned ms)> on_sleep;
@@ -142,6 +145,19 @@ public:
     auto it = threads.find(pid);
     if (it == threads.end()) return ESRCH;
     out = it->second;
+    return 0;
+  }
+
+  std::vector<pid_t> thread_count_calls;
+  int thread_count(pid_t pid, unsigned& out) override {
+    calls.emplace_back("thread_count");
+    thread_count_calls.push_back(pid);
+    if (on_list_threads) on_list_threads(*this, pid, m_list_threads_n++);
+    if (auto it = thread_count_errors.find(pid); it != thread_count_errors.end() && it->second)
+      return it->second;
+    auto it = threads.find(pid);
+    if (it == threads.end()) return ESRCH;
+    out = static_cast<unsigned>(it->second.size());
     return 0;
   }
 

@@ -82,6 +82,10 @@ TEST_CASE("pin moves every thread, then confirms after a sleep") {
   CHECK(os.set_affinity_calls.size() == 3);
   CHECK(report.passes == 3);  // move, quiet, (sleep) quiet again
   CHECK(os.sleeps == std::vector<unsigned>{PinOptions{}.settle_ms});
+  // Listed once; the two check passes prove the list unchanged by the count.
+  CHECK(os.list_threads_calls == std::vector<pid_t>{10});
+  CHECK(os.thread_count_calls == std::vector<pid_t>{10, 10});
+  CHECK(os.call_count("get_affinity") == 9);
   REQUIRE(report.targets.size() == 1);
   const auto& t = report.targets[0];
   CHECK_FALSE(t.exited);
@@ -105,16 +109,53 @@ TEST_CASE("pin with nothing to change makes no call and still confirms") {
 TEST_CASE("threads created between scans are moved too") {
   FakeOs os;
   add_process(os, 10, {10, 11}, cpus("0-3"));
+  // Looks at the thread list: 0 list (pass 1), 1 count (pass 2: differs),
+  // 2 list, 3 count (pass 3), sleep, 4 count (pass 4: differs), 5 list,
+  // 6 count (pass 5), sleep, 7 count (pass 6).
   os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
     if (n == 1) add_thread(o, 10, 12, cpus("0-3"));  // cloned before its parent moved
-    if (n == 3) add_thread(o, 10, 13, cpus("0-3"));  // shows up only at the confirmation
+    if (n == 4) add_thread(o, 10, 13, cpus("0-3"));  // shows up only at the confirmation
   };
   auto report = pin_threads(os, k_no_proc, {whole(10, "1")});
   CHECK(lists(os, {10, 11, 12, 13}) == "1 1 1 1");
   CHECK(report.targets[0].threads.size() == 4);
   // 1 moves 10,11; 2 moves 12; 3 quiet; sleep; 4 moves 13; 5 quiet; sleep; 6 quiet
   CHECK(report.passes == 6);
-  CHECK(os.sleeps.size() == 2);
+  // Threads were created during the move: the longer sleep, both times.
+  CHECK(os.sleeps == std::vector<unsigned>(2, PinOptions{}.busy_settle_ms));
+  CHECK(os.list_threads_calls.size() == 3);
+  CHECK(os.thread_count_calls.size() == 5);
+}
+
+TEST_CASE("a thread that exits while another is created, same count, is still found") {
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12}, cpus("0-3"));
+  // Before the count of pass 2: 11 exits and 13 appears with the old list.
+  // The count is still 3, but 11 no longer answers: pass 2 is not quiet,
+  // and pass 3 (count 3, two known alive) lists again and finds 13.
+  os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
+    if (n == 1) {
+      remove_thread(o, 10, 11);
+      add_thread(o, 10, 13, cpus("0-3"));
+    }
+  };
+  auto report = pin_threads(os, k_no_proc, {whole(10, "2")});
+  CHECK(lists(os, {10, 12, 13}) == "2 2 2");
+  CHECK(report.targets[0].threads.size() == 4);
+  CHECK(report.targets[0].threads[1].vanished);
+  CHECK(os.list_threads_calls.size() == 2);
+  // 1 moves; 2 (count) 11 vanished; 3 (list) moves 13; 4 quiet; sleep; 5 quiet
+  CHECK(report.passes == 5);
+}
+
+TEST_CASE("a thread count that cannot be read falls back to listing") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  os.thread_count_errors[10] = EACCES;
+  auto report = pin_threads(os, k_no_proc, {whole(10, "1")});
+  CHECK(lists(os, {10, 11}) == "1 1");
+  CHECK(report.passes == 3);
+  CHECK(os.list_threads_calls.size() == 3);
 }
 
 TEST_CASE("a thread that vanishes makes the pass not quiet; its successor is moved") {
@@ -133,6 +174,7 @@ TEST_CASE("a thread that vanishes makes the pass not quiet; its successor is mov
   REQUIRE(threads.size() == 4);
   CHECK(threads[1].tid == 11);
   CHECK(threads[1].vanished);
+  CHECK(os.sleeps == std::vector<unsigned>{PinOptions{}.busy_settle_ms});
   CHECK_FALSE(report.targets[0].exited);
 }
 
@@ -184,7 +226,10 @@ TEST_CASE("other refusals of the kernel are explained") {
   }
   SECTION("listing the threads fails") {
     os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
-      if (n == 1) o.list_threads_errors[10] = EACCES;
+      if (n == 1) {  // a new thread: the count differs and pass 2 lists
+        add_thread(o, 10, 12, cpus("0-3"));
+        o.list_threads_errors[10] = EACCES;
+      }
     };
     CHECK(failure(os, k_no_proc, {whole(10, "1")}) ==
           "cannot list the threads of process 10: Permission denied; nothing was changed");

@@ -1,8 +1,10 @@
-// churn_helper WORKERS CHAINS: threads that never stop creating threads.
-// Each of WORKERS threads creates a short-lived thread and joins it, over
-// and over; each of CHAINS chains is one thread at a time that creates its
-// successor and exits. Prints "ready" once all are running; runs until
-// killed.
+// churn_helper WORKERS CHAINS [IDLE [GROW]]: threads that never stop
+// creating threads. Each of WORKERS threads creates a short-lived thread and
+// joins it, over and over; each of CHAINS chains is one thread at a time that
+// creates its successor and exits; IDLE more threads only wait (a process
+// large enough for pin's batch reads on several CPUs); after "ready", one
+// thread creates GROW more waiting threads, one every 200 us, then waits
+// too. Prints "ready" once all are running; runs until killed.
 #include <pthread.h>
 #include <unistd.h>
 
@@ -14,6 +16,23 @@ namespace {
 pthread_attr_t g_attr;
 
 void* short_lived(void*) { return nullptr; }
+
+void* idle(void*) {
+  for (;;) pause();
+  return nullptr;
+}
+
+long g_grow = 0;
+
+void* grower(void*) {
+  for (long i = 0; i < g_grow; ++i) {
+    pthread_t t;
+    while (pthread_create(&t, &g_attr, idle, nullptr) != 0) usleep(100);
+    usleep(200);
+  }
+  for (;;) pause();
+  return nullptr;
+}
 
 void* worker(void*) {
   for (;;) {
@@ -38,13 +57,22 @@ void* chain_link(void*) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: churn_helper WORKERS CHAINS\n");
+    std::fprintf(stderr, "usage: churn_helper WORKERS CHAINS [IDLE [GROW]]\n");
     return 2;
   }
   long workers = std::strtol(argv[1], nullptr, 10);
   long chains = std::strtol(argv[2], nullptr, 10);
+  long idlers = argc > 3 ? std::strtol(argv[3], nullptr, 10) : 0;
+  g_grow = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 0;
   pthread_attr_init(&g_attr);
   pthread_attr_setstacksize(&g_attr, 64 * 1024);
+  for (long i = 0; i < idlers; ++i) {
+    pthread_t t;
+    if (pthread_create(&t, &g_attr, idle, nullptr) != 0) {
+      std::fprintf(stderr, "churn_helper: cannot create idle thread %ld\n", i);
+      return 1;
+    }
+  }
   for (long i = 0; i < workers; ++i) {
     pthread_t t;
     pthread_create(&t, &g_attr, worker, nullptr);
@@ -56,5 +84,9 @@ int main(int argc, char** argv) {
   }
   std::printf("ready\n");
   std::fflush(stdout);
+  if (g_grow > 0) {
+    pthread_t t;
+    pthread_create(&t, &g_attr, grower, nullptr);
+  }
   for (;;) pause();
 }
