@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "process_view.hpp"
@@ -29,8 +30,9 @@ ShowOptions parse_show(const Args& args) {
   CLI::App app{"Where processes and their threads may run and did run: each thread's CPU list and\n"
                "the CPU (and node) it last ran on, and the pages per NUMA node.",
                "affix show"};
-  app.add_flag("--json", o.json, "print one JSON document");
-  app.add_flag("--pinned", o.pinned, "every process with a thread narrower than its allowed CPUs");
+  app.add_flag("--json", o.json, "print one JSON document")->disable_flag_override();
+  app.add_flag("--pinned", o.pinned, "every process with a thread narrower than its allowed CPUs")
+      ->disable_flag_override();
   app.add_option("--root", o.root, "read DIR/proc and DIR/sys instead of /proc and /sys")->type_name("DIR");
   app.add_option("PID", o.pids, "process IDs (default: affix itself)")->type_name("");
   app.footer("Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.");
@@ -41,7 +43,7 @@ ShowOptions parse_show(const Args& args) {
     std::fputs(app.help().c_str(), stdout);
     throw;
   } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, e.what(), "see 'affix show --help'");
+    throw Error(ErrorKind::Usage, cli_error_text(e), "see 'affix show --help'");
   }
   if (o.pinned && !o.pids.empty()) {
     throw Error(ErrorKind::Usage, "--pinned scans every process; it takes no PID");

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "topo_output.hpp"
@@ -15,7 +16,7 @@ int command_topo(const Args& args) {
   CLI::App app{"Show the machine: sockets, nodes, caches, cores, threads, memory, distances", "affix topo"};
   bool json = false;
   std::string root = "/";
-  app.add_flag("--json", json, "print one JSON document");
+  app.add_flag("--json", json, "print one JSON document")->disable_flag_override();
   app.add_option("--root", root, "read DIR/sys and DIR/proc instead of /sys and /proc")->type_name("DIR");
   std::vector<std::string> argv(args.rbegin(), args.rend());
   try {
@@ -24,7 +25,7 @@ int command_topo(const Args& args) {
     std::fputs(app.help().c_str(), stdout);
     return k_exit_ok;
   } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, fmt::format("topo: {}", e.what()), "see 'affix topo --help'");
+    throw Error(ErrorKind::Usage, fmt::format("topo: {}", cli_error_text(e)), "see 'affix topo --help'");
   }
   if (root.empty()) throw Error(ErrorKind::Usage, "topo: --root needs a directory");
   SysRoot sysroot(root);

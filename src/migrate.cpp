@@ -46,7 +46,7 @@ MigrateReport migrate_process(Os& os, const SysRoot& root, pid_t pid, const CpuS
     if (err == EPERM) {
       throw Error(ErrorKind::Runtime,
                   fmt::format("cannot migrate the pages of process {}: permission denied", pid),
-                  "moving another user's process needs CAP_SYS_NICE");
+                  eperm_hint(os));
     }
     if (err != 0) {
       throw Error(ErrorKind::Runtime,

@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#include <cerrno>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,15 @@ namespace affix {
 
 enum class MemPolicy { Bind, Preferred, Interleave, Local };
 const char* mem_policy_name(MemPolicy policy);  // "bind", ...
+
+// What a batch move did to one thread (Os::move_affinities).
+struct AffinityMove {
+  bool reached = false;    // false: not tried, the batch stopped at a failure before it
+  int read_error = 0;      // errno of reading its list (ESRCH: it is gone)
+  CpuSet before;           // its list as read
+  bool tried_set = false;  // its list was not the target: it was set
+  int set_error = 0;       // errno of setting it (ESRCH: it is gone)
+};
 
 class Os {
 public:
@@ -35,6 +46,26 @@ public:
     for (size_t i = 0; i < tids.size(); ++i) {
       int err = get_affinity(tids[i], current);
       result[i] = err != 0 ? err : current == *want[i] ? 0 : 1;
+    }
+  }
+  // A batch move: for each tids[i], reads its list and, where that is not
+  // *want[i], sets *want[i] (out[i] says what happened). A failure other
+  // than ESRCH stops the batch (the real Os: the share of one worker). The
+  // real Os moves a large batch on several CPUs at once; this default moves
+  // one thread after the other through get_affinity and set_affinity.
+  virtual void move_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
+                               std::vector<AffinityMove>& out) {
+    out.assign(tids.size(), AffinityMove{});
+    for (size_t i = 0; i < tids.size(); ++i) {
+      auto& r = out[i];
+      r.reached = true;
+      r.read_error = get_affinity(tids[i], r.before);
+      if (r.read_error == ESRCH) continue;
+      if (r.read_error != 0) break;
+      if (r.before == *want[i]) continue;
+      r.tried_set = true;
+      r.set_error = set_affinity(tids[i], *want[i]);
+      if (r.set_error != 0 && r.set_error != ESRCH) break;
     }
   }
   // set_mempolicy for the calling thread (nodes ignored for Local).
@@ -64,7 +95,20 @@ public:
   virtual int exec(const std::vector<std::string>& argv) = 0;
   // setenv (overwrite).
   virtual void set_env(const std::string& name, const std::string& value) = 0;
+  // Whether affix itself holds CAP_SYS_NICE (CapEff in /proc/self/status):
+  // with it, the kernel lets it move anyone's threads, so an EPERM comes from
+  // a security policy (a seccomp filter, an LSM), not from ownership.
+  virtual bool has_cap_sys_nice() = 0;
 };
+
+// The hint for an EPERM from sched_setaffinity or migrate_pages on another
+// process.
+inline const char* eperm_hint(Os& os) {
+  return os.has_cap_sys_nice()
+             ? "affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a "
+               "security module (as in a container)"
+             : "moving another user's process needs CAP_SYS_NICE";
+}
 
 // The real one.
 Os& linux_os();

@@ -102,26 +102,23 @@ public:
       return;
     }
     result.assign(n, 0);
-    size_t workers = std::min<size_t>({n / k_threads_per_worker, usable_cpus(), 16});
-    if (workers < 2) {
-      check_range(tids, want, result, 0, n);
+    in_parallel(n, [&](size_t begin, size_t end) { check_range(tids, want, result, begin, end); });
+  }
+
+  // pin's first pass over a large process, split the same way.
+  void move_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
+                       std::vector<AffinityMove>& out) override {
+    const size_t n = tids.size();
+    if (m_mask_bytes == 0 && n >= 2 * k_threads_per_worker) {
+      CpuSet self;
+      get_affinity(0, self);  // learns the kernel's mask size
+    }
+    if (m_mask_bytes == 0 || !k_words_are_longs || n < 2 * k_threads_per_worker) {
+      Os::move_affinities(tids, want, out);
       return;
     }
-    const size_t chunk = (n + workers - 1) / workers;
-    std::vector<std::thread> pool;
-    size_t mine_end = chunk;  // the caller's share: [0, mine_end)
-    for (size_t w = workers - 1; w >= 1; --w) {
-      size_t begin = w * chunk, end = std::min(n, begin + chunk);
-      if (begin >= end) continue;
-      try {
-        pool.emplace_back([&, begin, end] { check_range(tids, want, result, begin, end); });
-      } catch (const std::system_error&) {
-        mine_end = end;  // do this share and every one below it here
-        break;
-      }
-    }
-    check_range(tids, want, result, 0, mine_end);
-    for (auto& th : pool) th.join();
+    out.assign(n, AffinityMove{});
+    in_parallel(n, [&](size_t begin, size_t end) { move_range(tids, want, out, begin, end); });
   }
 
   int set_mempolicy(MemPolicy policy, const CpuSet& nodes) override {
@@ -270,12 +267,71 @@ public:
     return errno;
   }
 
+  bool has_cap_sys_nice() override {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.rfind("CapEff:", 0) != 0) continue;
+      unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+      return (caps >> 23) & 1;  // CAP_SYS_NICE
+    }
+    return false;
+  }
+
   void set_env(const std::string& name, const std::string& value) override {
     ::setenv(name.c_str(), value.c_str(), 1);
   }
 
 private:
   static constexpr size_t k_threads_per_worker = 1000;
+
+  // Runs work(begin, end) over [0, n) in shares, one per worker, the
+  // caller's thread taking the first.
+  template <typename Work>
+  void in_parallel(size_t n, Work work) {
+    size_t workers = std::min<size_t>({n / k_threads_per_worker, usable_cpus(), 16});
+    if (workers < 2) {
+      work(0, n);
+      return;
+    }
+    const size_t chunk = (n + workers - 1) / workers;
+    std::vector<std::thread> pool;
+    size_t mine_end = chunk;  // the caller's share: [0, mine_end)
+    for (size_t w = workers - 1; w >= 1; --w) {
+      size_t begin = w * chunk, end = std::min(n, begin + chunk);
+      if (begin >= end) continue;
+      try {
+        pool.emplace_back([&work, begin, end] { work(begin, end); });
+      } catch (const std::system_error&) {
+        mine_end = end;  // do this share and every one below it here
+        break;
+      }
+    }
+    work(0, mine_end);
+    for (auto& th : pool) th.join();
+  }
+
+  // move_affinities over tids[begin, end); safe to run on several threads
+  // at once (its own buffer; set_affinity keeps no state).
+  void move_range(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
+                  std::vector<AffinityMove>& out, size_t begin, size_t end) {
+    const size_t words = m_mask_bytes / sizeof(uint64_t);
+    std::vector<uint64_t> buf(words + 1);
+    for (size_t i = begin; i < end; ++i) {
+      auto& r = out[i];
+      r.reached = true;
+      if (syscall(SYS_sched_getaffinity, tids[i], m_mask_bytes, buf.data()) < 0) {
+        r.read_error = errno;
+        if (r.read_error == ESRCH) continue;
+        return;
+      }
+      r.before.assign_words(buf.data(), words);
+      if (r.before == *want[i]) continue;
+      r.tried_set = true;
+      r.set_error = set_affinity(tids[i], *want[i]);
+      if (r.set_error != 0 && r.set_error != ESRCH) return;
+    }
+  }
 
   // Reads the lists of tids[begin, end) into result (see check_affinities);
   // safe to run on several threads at once.

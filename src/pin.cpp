@@ -28,6 +28,8 @@ struct Tracked {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+constexpr unsigned k_listings = 3;  // listings of one pass that disagree with the count
+
 class Engine {
 public:
   Engine(Os& os, const SysRoot& proc, const PinOptions& options)
@@ -104,22 +106,34 @@ private:
     if (t.target.single_thread) {
       m_tids.assign(1, t.target.id);
     } else {
-      int err = m_os.list_threads(t.target.id, m_tids);
-      if (err == ESRCH || (err == 0 && m_tids.empty())) {
-        return settle_identity(t, false);
-      }
-      if (err != 0) {
-        fail(fmt::format("cannot list the threads of process {}: {}", t.target.id, errno_text(err)), {});
+      // A listing can miss threads: the kernel walks the thread list one
+      // entry at a time, and where the thread it stands on exits, the walk
+      // ends early or resumes by position and skips. So the kernel's count
+      // is read after each listing, and a listing that disagrees with it is
+      // taken again, up to k_listings times (a process that creates and ends
+      // threads all the time may never agree; its last listing stands).
+      for (unsigned attempt = 1;; ++attempt) {
+        int err = m_os.list_threads(t.target.id, m_tids);
+        if (err == ESRCH || (err == 0 && m_tids.empty())) {
+          return settle_identity(t, false);
+        }
+        if (err != 0) {
+          fail(fmt::format("cannot list the threads of process {}: {}", t.target.id, errno_text(err)), {});
+        }
+        unsigned count = 0;
+        if (attempt >= k_listings || m_os.thread_count(t.target.id, count) != 0 || count == m_tids.size())
+          break;
       }
       if (!std::is_sorted(m_tids.begin(), m_tids.end())) std::sort(m_tids.begin(), m_tids.end());
       t.listed_before = t.listed;
       t.listed = true;
     }
     // Both lists ascend: walk them together (a TID not seen before is
-    // inserted in its place).
-    bool quiet = true;
+    // inserted in its place; the places already taken stay where they are).
     size_t at = 0;
     auto& threads = t.report.threads;
+    m_batch_at.clear();
+    m_batch_first.clear();
     for (pid_t tid : m_tids) {
       while (at < threads.size() && threads[at].tid < tid) ++at;
       bool first = at == threads.size() || threads[at].tid != tid;
@@ -127,13 +141,72 @@ private:
         add_thread(t, at, tid);
         if (t.listed_before) m_churn = true;  // created during the move
       }
-      if (!visit(t, threads[at], first)) quiet = false;
+      m_batch_at.push_back(at);
+      m_batch_first.push_back(first);
     }
+    bool quiet = move_listed(t);
     if (t.target.single_thread && t.report.threads.front().vanished) {
       t.report.exited = true;
       return false;
     }
     return settle_identity(t, quiet);
+  }
+
+  // Reads and moves every listed thread (m_tids, at m_batch_at) in one
+  // batch, which the Os may spread over CPUs, then takes in what happened in
+  // TID order, as visit would have: every move is recorded before the first
+  // failure (in TID order) throws, so that the rollback covers them all.
+  // True when nothing was changed.
+  bool move_listed(Tracked& t) {
+    auto& threads = t.report.threads;
+    m_batch_want.clear();
+    for (size_t i : m_batch_at) m_batch_want.push_back(&threads[i].after);
+    m_os.move_affinities(m_tids, m_batch_want, m_moves);
+    bool quiet = true;
+    size_t failed = m_moves.size();
+    bool keeps_changing = false;
+    for (size_t k = 0; k < m_moves.size(); ++k) {
+      const auto& r = m_moves[k];
+      auto& move = threads[m_batch_at[k]];
+      if (!r.reached) continue;
+      move.vanished = false;  // listed again: its TID came back
+      if (r.read_error == ESRCH || (r.tried_set && r.set_error == ESRCH)) {
+        move.vanished = true;
+        m_churn = true;
+        quiet = false;
+        continue;
+      }
+      if (r.read_error != 0) {
+        failed = std::min(failed, k);
+        continue;
+      }
+      if (m_batch_first[k]) move.before = r.before;
+      if (!r.tried_set) continue;  // already on its list
+      quiet = false;
+      if (r.set_error != 0) {
+        failed = std::min(failed, k);
+        continue;
+      }
+      if (move.changed && ++move.resets > m_options.max_resets && failed > k) {
+        failed = k;
+        keeps_changing = true;
+      }
+      move.restore = r.before;
+      move.changed = true;
+    }
+    if (failed < m_moves.size()) {
+      const auto& r = m_moves[failed];
+      const auto& move = threads[m_batch_at[failed]];
+      if (keeps_changing) {
+        fail_thread(t, move.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(r.before)),
+                    "does the program pin its own threads?");
+      }
+      if (r.read_error != 0) {
+        fail_thread(t, move.tid, fmt::format("cannot read its CPU list: {}", errno_text(r.read_error)), {});
+      }
+      refuse(t, move.tid, move.after, r.set_error);
+    }
+    return quiet;
   }
 
   // A pass that proves the thread list unchanged instead of reading it
@@ -237,8 +310,7 @@ private:
 
   [[noreturn]] void refuse(const Tracked& t, pid_t tid, const CpuSet& cpus, int err) {
     if (err == EPERM) {
-      fail_thread(t, tid, "permission denied",
-                  "moving another user's process needs CAP_SYS_NICE");
+      fail_thread(t, tid, "permission denied", eperm_hint(m_os));
     }
     auto st = thread_stat(t, tid);
     if (err == EINVAL && st && (st->flags & k_pf_no_setaffinity)) {
@@ -308,6 +380,8 @@ private:
   std::vector<const CpuSet*> m_batch_want;
   std::vector<size_t> m_batch_at;
   std::vector<int> m_batch_result;
+  std::vector<char> m_batch_first;   // move_listed: first seen in this listing
+  std::vector<AffinityMove> m_moves;
 };
 
 }  // namespace

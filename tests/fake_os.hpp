@@ -73,6 +73,7 @@ public:
   std::map<pid_t, int> list_threads_errors;  // per pid
   std::map<pid_t, int> thread_count_errors;  // per pid
   int pidfd_error = 0;       // e.g. ENOSYS: pidfd_open returns -pidfd_error
+  bool cap_sys_nice = false; // has_cap_sys_nice
   int exec_error = 0;        // 0: the "exec" succeeded and returns 0
 
   // --- Hooks, run before the call does its work (may change the world).
@@ -200,6 +201,11 @@ public:
     calls.emplace_back("exec");
     exec_calls.push_back(argv);
     return exec_error;
+  }
+
+  bool has_cap_sys_nice() override {
+    calls.emplace_back("has_cap_sys_nice");
+    return cap_sys_nice;
   }
 
   void set_env(const std::string& name, const std::string& value) override {

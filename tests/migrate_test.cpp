@@ -67,6 +67,16 @@ TEST_CASE("--migrate refusals") {
     CHECK(e.hint() == "moving another user's process needs CAP_SYS_NICE");
     CHECK(e.kind() == ErrorKind::Runtime);
   }
+  os.cap_sys_nice = true;  // then the refusal is a policy's
+  try {
+    migrate_process(os, sys, 10, set("0-1"), set("0"));
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.hint() ==
+          "affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a security module (as in "
+          "a container)");
+  }
+  os.cap_sys_nice = false;
   os.migrate_error = EINVAL;
   CHECK_THROWS_WITH(migrate_process(os, sys, 10, set("0-1"), set("0")),
                     "cannot migrate the pages of process 10 from nodes 1 to nodes 0: Invalid argument");

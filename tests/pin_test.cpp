@@ -82,9 +82,10 @@ TEST_CASE("pin moves every thread, then confirms after a sleep") {
   CHECK(os.set_affinity_calls.size() == 3);
   CHECK(report.passes == 3);  // move, quiet, (sleep) quiet again
   CHECK(os.sleeps == std::vector<unsigned>{PinOptions{}.settle_ms});
-  // Listed once; the two check passes prove the list unchanged by the count.
+  // Listed once (and the listing checked against the count); the two check
+  // passes prove the list unchanged by the count alone.
   CHECK(os.list_threads_calls == std::vector<pid_t>{10});
-  CHECK(os.thread_count_calls == std::vector<pid_t>{10, 10});
+  CHECK(os.thread_count_calls == std::vector<pid_t>{10, 10, 10});
   CHECK(os.call_count("get_affinity") == 9);
   REQUIRE(report.targets.size() == 1);
   const auto& t = report.targets[0];
@@ -109,22 +110,47 @@ TEST_CASE("pin with nothing to change makes no call and still confirms") {
 TEST_CASE("threads created between scans are moved too") {
   FakeOs os;
   add_process(os, 10, {10, 11}, cpus("0-3"));
-  // Looks at the thread list: 0 list (pass 1), 1 count (pass 2: differs),
-  // 2 list, 3 count (pass 3), sleep, 4 count (pass 4: differs), 5 list,
-  // 6 count (pass 5), sleep, 7 count (pass 6).
+  // Looks at the thread list: pass 1 lists (0), counts (1: 12 appears, the
+  // count differs), lists again (2) and counts (3); pass 2 counts (4);
+  // sleep; pass 3 counts (5: 13 appears, differs), lists (6), counts (7);
+  // pass 4 counts (8); sleep; pass 5 counts (9).
   os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
     if (n == 1) add_thread(o, 10, 12, cpus("0-3"));  // cloned before its parent moved
-    if (n == 4) add_thread(o, 10, 13, cpus("0-3"));  // shows up only at the confirmation
+    if (n == 5) add_thread(o, 10, 13, cpus("0-3"));  // shows up only at the confirmation
   };
   auto report = pin_threads(os, k_no_proc, {whole(10, "1")});
   CHECK(lists(os, {10, 11, 12, 13}) == "1 1 1 1");
   CHECK(report.targets[0].threads.size() == 4);
-  // 1 moves 10,11; 2 moves 12; 3 quiet; sleep; 4 moves 13; 5 quiet; sleep; 6 quiet
-  CHECK(report.passes == 6);
-  // Threads were created during the move: the longer sleep, both times.
-  CHECK(os.sleeps == std::vector<unsigned>(2, PinOptions{}.busy_settle_ms));
+  // 1 moves 10,11,12; 2 quiet; sleep; 3 moves 13; 4 quiet; sleep; 5 quiet
+  CHECK(report.passes == 5);
+  // 12 was there by the end of the first pass; 13 came during the move: the
+  // longer sleep, from then on.
+  CHECK(os.sleeps == std::vector<unsigned>{PinOptions{}.settle_ms, PinOptions{}.busy_settle_ms});
   CHECK(os.list_threads_calls.size() == 3);
-  CHECK(os.thread_count_calls.size() == 5);
+  CHECK(os.thread_count_calls.size() == 7);
+}
+
+TEST_CASE("a listing that disagrees with the thread count is taken again") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  // Thread 12 (on the old list) exists, but the first three listings miss
+  // it, as a walk of /proc/PID/task cut short by an exiting thread does;
+  // every count says 3. Pass 1 lists three times and gives up (its last
+  // listing stands); pass 2's count differs, its listing finds 12. Listings
+  // taken at their word would end the move with 12 left behind.
+  add_thread(os, 10, 12, cpus("0-3"));
+  unsigned listings = 0;
+  os.on_list_threads = [&listings](FakeOs& o, pid_t, unsigned) {
+    o.threads[10] = {10, 11, 12};
+    if (o.list_threads_calls.size() > listings) {  // this look is a listing
+      listings = static_cast<unsigned>(o.list_threads_calls.size());
+      if (listings < 4) o.threads[10] = {10, 11};
+    }
+  };
+  auto report = pin_threads(os, k_no_proc, {whole(10, "1")});
+  CHECK(lists(os, {10, 11, 12}) == "1 1 1");
+  CHECK(report.targets[0].threads.size() == 3);
+  CHECK(os.list_threads_calls.size() == 4);
 }
 
 TEST_CASE("a thread that exits while another is created, same count, is still found") {
@@ -133,8 +159,9 @@ TEST_CASE("a thread that exits while another is created, same count, is still fo
   // Before the count of pass 2: 11 exits and 13 appears with the old list.
   // The count is still 3, but 11 no longer answers: pass 2 is not quiet,
   // and pass 3 (count 3, two known alive) lists again and finds 13.
+  // (Looks: pass 1 lists (0) and counts (1); pass 2 counts (2).)
   os.on_list_threads = [](FakeOs& o, pid_t, unsigned n) {
-    if (n == 1) {
+    if (n == 2) {
       remove_thread(o, 10, 11);
       add_thread(o, 10, 13, cpus("0-3"));
     }
@@ -196,6 +223,18 @@ TEST_CASE("EPERM on one thread rolls every moved thread back and names the threa
   CHECK(os.set_affinity_calls[4].tid == 11);
   CHECK(format_cpulist(os.set_affinity_calls[4].cpus) == "0-1");
   CHECK(os.closed_fds == std::vector<int>{100});
+}
+
+TEST_CASE("EPERM while affix holds CAP_SYS_NICE is put on a security policy") {
+  FakeOs os;
+  os.cap_sys_nice = true;  // root, say: ownership is no obstacle
+  add_process(os, 10, {10, 11}, cpus("0-3"));
+  os.set_affinity_errors[11] = EPERM;
+  CHECK(failure(os, k_no_proc, {whole(10, "2")}) ==
+        "cannot move thread 11 of process 10: permission denied; nothing was changed"
+        " | affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a security module "
+        "(as in a container)");
+  CHECK(lists(os, {10, 11}) == "0-3 0-3");
 }
 
 TEST_CASE("a kernel thread that cannot be moved is explained") {

@@ -67,9 +67,16 @@ expect_pin_refused() {
   diff -u <(printf '%s' "$want") "$tmp/err" || fail "pin $errno: stderr differs"
   [ "$(lists)" = "$before" ] || fail "pin $errno: the threads were moved: $(lists)"
 }
+# As root, affix holds CAP_SYS_NICE: the refusal is the filter's, and the
+# hint says so (pin_rollback.sh has the hint for an unprivileged affix).
+if [ "$(id -u)" = 0 ]; then
+  eperm_hint="affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a security module (as in a container)"
+else
+  eperm_hint="moving another user's process needs CAP_SYS_NICE"
+fi
 expect_pin_refused EPERM \
 "affix: error: cannot move thread $helper (threads_helper) of process $helper: permission denied; nothing was changed
-affix: hint: moving another user's process needs CAP_SYS_NICE
+affix: hint: $eperm_hint
 "
 expect_pin_refused EINVAL \
 "affix: error: cannot move thread $helper (threads_helper) of process $helper: the kernel refused CPUs 0: Invalid argument; nothing was changed

@@ -28,6 +28,13 @@ expect 2 "affix: error: topo: --root: 1 required DIR missing
 affix: hint: see 'affix topo --help'" -- topo --root
 expect 2 "affix: error: topo: The following argument was not expected: extra
 affix: hint: see 'affix topo --help'" -- topo extra
+# A flag takes no value (CLI11 would take --json=3 as "yes").
+expect 2 "affix: error: topo: option '--json' takes no value
+affix: hint: see 'affix topo --help'" -- topo --json=3
+expect 2 "affix: error: option '--json' takes no value
+affix: hint: see 'affix show --help'" -- show --json=1 1
+expect 2 "affix: error: option '--pinned' takes no value
+affix: hint: see 'affix show --help'" -- show --pinned=yes
 # A root that is a file, and a cpu directory full of junk: errors, not crashes.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/file"
