@@ -2,19 +2,13 @@
 
 #include <map>
 
+#include "fixtures.hpp"
 #include "placement_env.hpp"
 
 using namespace affix;
+using affix::test::env_of;
 
 namespace {
-
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 Placement sample() {
   Placement p;

@@ -3,21 +3,15 @@
 #include <map>
 
 #include "error.hpp"
+#include "fixtures.hpp"
 #include "resolver.hpp"
 #include "topo_builder.hpp"
 
 using namespace affix;
+using affix::test::env_of;
 using namespace affix::test;
 
 namespace {
-
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 PlacementRequest req(const std::string& where) {
   PlacementRequest r;

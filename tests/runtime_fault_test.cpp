@@ -9,26 +9,19 @@
 #include "error.hpp"
 #include "fake_os.hpp"
 #include "fake_root.hpp"
+#include "fixtures.hpp"
 #include "launch.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;
+using affix::test::set_of;
 
 namespace {
 
-CpuSet set_of(const char* list) { return *parse_cpulist(list).value; }
-
 Placement bound(const char* cpus, std::optional<MemPolicy> policy, const char* mem_nodes) {
-  Placement p;
-  p.cpus = set_of(cpus);
-  p.sequence = p.cpus.members();
-  p.sockets = set_of("0");
-  p.nodes = set_of("0");
-  p.mem_policy = policy;
-  if (*mem_nodes) p.mem_nodes = set_of(mem_nodes);
-  return p;
+  return affix::test::placement_of(cpus, policy, mem_nodes);
 }
 
 struct Failure {

@@ -3,19 +3,13 @@
 #include <map>
 
 #include "error.hpp"
+#include "fixtures.hpp"
 #include "slice_rank.hpp"
 
 using namespace affix;
+using affix::test::env_of;
 
 namespace {
-
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 std::string rank_error(std::map<std::string, std::string> vars) {
   try {

@@ -2,14 +2,9 @@
 # affix explain --root on captured machines: several sockets and nodes,
 # offline and not-allowed CPUs, dropped CPUs with their reasons, warnings,
 # text and --json; and the CPUs of each socket checked against hwloc-calc.
-set -u
-fail=0
+. "$(dirname "$0")/check_lib.bash"
 corpora="$AFFIX_CORPORA_DIR"
 unset OMP_NUM_THREADS OMP_PLACES OMP_PROC_BIND GOMAXPROCS
-check() {  # NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected: $(printf %q "$2")"; echo "  actual:   $(printf %q "$3")"; fail=1; fi
-}
 explain() { "$AFFIX" explain --root "$corpora/$1" "${@:2}"; }
 
 # Offline CPU 4 and a cpuset of 0-3,5-6,12-15: all drops them, with reasons.

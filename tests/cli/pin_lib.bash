@@ -1,8 +1,7 @@
 # Shared by tests/cli/pin_*.sh and show_*.sh (not a test itself: not *.sh).
 # Helpers are started by the tests themselves and killed on exit; only they
 # are ever moved.
-set -u
-fail=0
+. "$(dirname "$0")/check_lib.bash"
 HELPERS="$AFFIX_BUILD_DIR"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -13,14 +12,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {  # NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected: $(printf %q "$2")"; echo "  actual:   $(printf %q "$3")"; fail=1; fi
-}
-check_match() {  # NAME GLOB ACTUAL
-  if [[ "$3" == $2 ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected to match: $2"; echo "  actual: $(printf %q "$3")"; fail=1; fi
-}
 
 # start NAME HELPER ARGS...: runs a helper in the background, waits for its
 # "ready" line, sets PID.

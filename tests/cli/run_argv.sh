@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # affix run passes the command's argv untouched: spaces, quotes, words that
 # start with '-', affix's own option names, empty words, globs, newlines.
-set -u
+. "$(dirname "$0")/check_lib.bash"
 probe="$AFFIX_BUILD_DIR/probe_placement"
-fail=0
-check() {  # NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected: $(printf %q "$2")"; echo "  actual:   $(printf %q "$3")"; fail=1; fi
-}
 # The argument lines of the probe's output, arg 1 on (a word may hold a newline).
 args() { sed -n '/^arg 1: /,/^Cpus_allowed_list: /p' | sed '$d'; }
 

@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # affix run --env exports the placement; --dry-run prints and runs nothing.
-set -u
-fail=0
+. "$(dirname "$0")/check_lib.bash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-check() {  # NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected: $(printf %q "$2")"; echo "  actual:   $(printf %q "$3")"; fail=1; fi
-}
 vars='AFFIX_CPUS AFFIX_NODES OMP_NUM_THREADS GOMAXPROCS OMP_PLACES OMP_PROC_BIND'
 # A shell script that prints each variable, or "unset".
 show="for v in $vars; do eval \"echo \\\$v=\\\${\$v-unset}\"; done"

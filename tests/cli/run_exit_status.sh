@@ -2,14 +2,9 @@
 # Every exit status of `affix run`: the command's own (signals included),
 # 125 when affix fails before the command starts, 126 found but cannot be
 # executed, 127 not found.
-set -u
-fail=0
+. "$(dirname "$0")/check_lib.bash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-check() {  # NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected: $(printf %q "$2")"; echo "  actual:   $(printf %q "$3")"; fail=1; fi
-}
 status() { "$@" >/dev/null 2>&1; echo $?; }
 
 check "success" 0 "$(status "$AFFIX" 0 true)"

@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # --slice rank under a real Open MPI mpirun: the ranks get disjoint CPU sets
 # that together cover the selection (on this machine: all = 0-1).
-set -u
+. "$(dirname "$0")/check_lib.bash"
 probe="$AFFIX_BUILD_DIR/probe_placement"
-fail=0
-check() {  # NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected: $(printf %q "$2")"; echo "  actual:   $(printf %q "$3")"; fail=1; fi
-}
 mpi() { mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 "$@"; }
 
 # Each rank prints "RANK CPUS".

@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # affix run end to end on this machine (CPUs 0-1, node 0): the child reads
 # its own /proc/self/status and /proc/self/numa_maps.
-set -u
+. "$(dirname "$0")/check_lib.bash"
 probe="$AFFIX_BUILD_DIR/probe_placement"
-fail=0
-check() {  # NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then echo "ok: $1"; else
-    echo "FAIL: $1"; echo "  expected: $(printf %q "$2")"; echo "  actual:   $(printf %q "$3")"; fail=1; fi
-}
 field() { grep "^$1: " | sed "s/^$1: //"; }
 
 # CPU lists

@@ -11,23 +11,20 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "waiting_threads.hpp"
+
 namespace {
 
 pthread_attr_t g_attr;
 
 void* short_lived(void*) { return nullptr; }
 
-void* idle(void*) {
-  for (;;) pause();
-  return nullptr;
-}
-
 long g_grow = 0;
 
 void* grower(void*) {
   for (long i = 0; i < g_grow; ++i) {
     pthread_t t;
-    while (pthread_create(&t, &g_attr, idle, nullptr) != 0) usleep(100);
+    while (pthread_create(&t, &g_attr, helpers::wait_forever, nullptr) != 0) usleep(100);
     usleep(200);
   }
   for (;;) pause();
@@ -66,13 +63,7 @@ int main(int argc, char** argv) {
   g_grow = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 0;
   pthread_attr_init(&g_attr);
   pthread_attr_setstacksize(&g_attr, 64 * 1024);
-  for (long i = 0; i < idlers; ++i) {
-    pthread_t t;
-    if (pthread_create(&t, &g_attr, idle, nullptr) != 0) {
-      std::fprintf(stderr, "churn_helper: cannot create idle thread %ld\n", i);
-      return 1;
-    }
-  }
+  if (!helpers::start_waiting_threads(idlers)) return 1;
   for (long i = 0; i < workers; ++i) {
     pthread_t t;
     pthread_create(&t, &g_attr, worker, nullptr);

@@ -2,21 +2,13 @@
 // changes its credentials to UID (the raw setresuid syscall: glibc's wrapper
 // would change every thread). An affix running as UID may then move the
 // main thread and no other. Prints "ready"; waits to be killed.
-#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace {
-
-void* wait_forever(void*) {
-  for (;;) pause();
-  return nullptr;
-}
-
-}  // namespace
+#include "waiting_threads.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -25,18 +17,12 @@ int main(int argc, char** argv) {
   }
   long uid = std::strtol(argv[1], nullptr, 10);
   long n = std::strtol(argv[2], nullptr, 10);
-  for (long i = 1; i < n; ++i) {
-    pthread_t t;
-    if (pthread_create(&t, nullptr, wait_forever, nullptr) != 0) {
-      std::perror("pthread_create");
-      return 1;
-    }
-  }
+  if (!helpers::start_waiting_threads(n - 1)) return 1;
   if (syscall(SYS_setresuid, uid, uid, uid) != 0) {
     std::perror("setresuid");
     return 1;
   }
   std::printf("ready\n");
   std::fflush(stdout);
-  wait_forever(nullptr);
+  helpers::wait_forever(nullptr);
 }

@@ -3,7 +3,6 @@
 // killed. With exit-on-move the main thread watches its own CPU list and
 // exits the whole process the moment someone changes it (a process that
 // exits while affix moves it).
-#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -11,14 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace {
-
-void* wait_forever(void*) {
-  for (;;) pause();
-  return nullptr;
-}
-
-}  // namespace
+#include "waiting_threads.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -27,21 +19,12 @@ int main(int argc, char** argv) {
   }
   long n = std::strtol(argv[1], nullptr, 10);
   bool exit_on_move = argc > 2 && std::strcmp(argv[2], "exit-on-move") == 0;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 64 * 1024);
-  for (long i = 1; i < n; ++i) {
-    pthread_t t;
-    if (pthread_create(&t, &attr, wait_forever, nullptr) != 0) {
-      std::perror("pthread_create");
-      return 1;
-    }
-  }
+  if (!helpers::start_waiting_threads(n - 1)) return 1;
   cpu_set_t initial;
   sched_getaffinity(0, sizeof initial, &initial);
   std::printf("ready\n");
   std::fflush(stdout);
-  if (!exit_on_move) wait_forever(nullptr);
+  if (!exit_on_move) helpers::wait_forever(nullptr);
   for (;;) {
     cpu_set_t now;
     sched_getaffinity(0, sizeof now, &now);
