@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 #include <thread>
 
@@ -184,35 +183,11 @@ public:
   }
 
   int thread_count(pid_t pid, unsigned& out) override {
-    // The leader's own stat: the process's /proc/PID/stat walks every
-    // thread to sum CPU times; num_threads is the same in both.
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(pid));
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? ESRCH : errno;
-    char buf[1024];
-    ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    int err = n < 0 ? errno : 0;
-    ::close(fd);
-    if (n < 0) return err == ENOENT ? ESRCH : err;
-    buf[n] = '\0';
-    const char* p = strrchr(buf, ')');
-    if (!p) return EIO;
-    ++p;
-    // Field 3 is the first after ')'; num_threads is field 20.
-    for (int field = 3; field <= 20; ++field) {
-      while (*p == ' ') ++p;
-      if (!*p) return EIO;
-      if (field == 20) break;
-      while (*p && *p != ' ') ++p;
-    }
-    unsigned long v = 0;
-    if (*p < '0' || *p > '9') return EIO;
-    for (; *p >= '0' && *p <= '9'; ++p) {
-      v = v * 10 + static_cast<unsigned long>(*p - '0');
-      if (v > 1u << 30) return EIO;
-    }
-    out = static_cast<unsigned>(v);
+    unsigned long long n = 0;
+    int err = stat_field(pid, 20, n);  // num_threads
+    if (err != 0) return err;
+    if (n > (1u << 30)) return EIO;
+    out = static_cast<unsigned>(n);
     return 0;
   }
 
@@ -236,23 +211,9 @@ public:
   void close_fd(int fd) override { ::close(fd); }
 
   std::optional<unsigned long long> start_time(pid_t pid) override {
-    // The thread's own stat, not the process's: /proc/PID/stat sums the CPU
-    // times of every thread (a walk over 10,000 threads), and field 22 is
-    // the same in both.
-    std::string id = std::to_string(pid);
-    std::ifstream f("/proc/" + id + "/task/" + id + "/stat");
-    if (!f) return std::nullopt;
-    std::string line;
-    std::getline(f, line);
-    auto paren = line.rfind(')');
-    if (paren == std::string::npos) return std::nullopt;
-    std::istringstream rest(line.substr(paren + 2));
-    std::string field;
-    // Field 3 is the first after ')'; start time is field 22.
-    for (int i = 3; i <= 22; ++i) {
-      if (!(rest >> field)) return std::nullopt;
-    }
-    return std::strtoull(field.c_str(), nullptr, 10);
+    unsigned long long t = 0;
+    if (stat_field(pid, 22, t) != 0) return std::nullopt;
+    return t;
   }
 
   void sleep_ms(unsigned ms) override {
@@ -284,6 +245,41 @@ public:
 
 private:
   static constexpr size_t k_threads_per_worker = 1000;
+
+  // Field `field` (>= 3) of /proc/PID/task/PID/stat as a number: the
+  // thread's own stat, not the process's, which sums the CPU times of every
+  // thread (a walk over 10,000 threads); start time and num_threads are the
+  // same in both. 0, ESRCH where gone, EIO where it is not a stat line.
+  static int stat_field(pid_t pid, int field, unsigned long long& out) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(pid));
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? ESRCH : errno;
+    char buf[1024];
+    ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    int err = n < 0 ? errno : 0;
+    ::close(fd);
+    if (n < 0) return err == ENOENT ? ESRCH : err;
+    buf[n] = '\0';
+    const char* p = strrchr(buf, ')');
+    if (!p) return EIO;
+    ++p;
+    // Field 3 is the first after ')'.
+    for (int i = 3;; ++i) {
+      while (*p == ' ') ++p;
+      if (!*p) return EIO;
+      if (i == field) break;
+      while (*p && *p != ' ') ++p;
+    }
+    if (*p < '0' || *p > '9') return EIO;
+    unsigned long long v = 0;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+      if (v > (~0ull - 9) / 10) return EIO;
+      v = v * 10 + static_cast<unsigned long long>(*p - '0');
+    }
+    out = v;
+    return 0;
+  }
 
   // Runs work(begin, end) over [0, n) in shares, one per worker, the
   // caller's thread taking the first.
