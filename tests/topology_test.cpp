@@ -38,6 +38,17 @@ std::string error_of(const std::string& root) {
   return "no error";
 }
 
+// The error on a 2-CPU machine whose FILE holds CONTENT, with the root's
+// path written as "ROOT".
+std::string error_with(const std::string& file, const std::string& content) {
+  TempRoot r;
+  r.simple_machine(2, 1);
+  r.write(file, content);
+  std::string e = error_of(r.path());
+  if (e.rfind(r.path(), 0) == 0) e = "ROOT" + e.substr(r.path().size());
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("CPUs numbered alternately across sockets: cores and threads in topology order") {
@@ -204,59 +215,23 @@ TEST_CASE("bad roots: an error that names the file and the problem") {
     r.mkdir("sys/devices/system/cpu");
     CHECK(error_of(r.path()) == r.path() + "/sys/devices/system/cpu: no CPUs found");
   }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/cpu/online", "0-1,\n");
-    CHECK(error_of(r.path()).rfind(r.path() + "/sys/devices/system/cpu/online: ", 0) == 0);
-  }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/cpu/cpu1/topology/physical_package_id", "banana\n");
-    CHECK(error_of(r.path()) == r.path() +
-                                    "/sys/devices/system/cpu/cpu1/topology/physical_package_id: expected a "
-                                    "number from -1 to 1048576, found 'banana'");
-  }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/cpu/present", "0-99999\n");
-    CHECK(error_of(r.path()) ==
-          r.path() + "/sys/devices/system/cpu/present: CPU number 99999 is beyond the supported 65535");
-  }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/node/node0/distance", "10 x\n");
-    CHECK(error_of(r.path()) ==
-          r.path() + "/sys/devices/system/node/node0/distance: 'x' is not a distance (0 to 1000)");
-  }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/node/node0/distance", "10 20\n");
-    CHECK(error_of(r.path()) == r.path() + "/sys/devices/system/node/node0/distance: 2 distances for 1 nodes");
-  }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: lots kB\n");
-    CHECK(error_of(r.path()) ==
-          r.path() + "/sys/devices/system/node/node0/meminfo: MemTotal is not a number of kB: 'lots'");
-  }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/cpu/cpu0/topology/thread_siblings", "zz\n");
-    CHECK(error_of(r.path()).rfind(r.path() + "/sys/devices/system/cpu/cpu0/topology/thread_siblings: invalid cpu mask", 0) == 0);
-  }
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    r.write("sys/devices/system/cpu/online", "");
-    CHECK(error_of(r.path()) == r.path() + "/sys/devices/system/cpu/online: no CPUs online");
-  }
+  CHECK(error_with("sys/devices/system/cpu/online", "0-1,\n").rfind("ROOT/sys/devices/system/cpu/online: ", 0) ==
+        0);
+  CHECK(error_with("sys/devices/system/cpu/cpu1/topology/physical_package_id", "banana\n") ==
+        "ROOT/sys/devices/system/cpu/cpu1/topology/physical_package_id: expected a number from -1 to "
+        "1048576, found 'banana'");
+  CHECK(error_with("sys/devices/system/cpu/present", "0-99999\n") ==
+        "ROOT/sys/devices/system/cpu/present: CPU number 99999 is beyond the supported 65535");
+  CHECK(error_with("sys/devices/system/node/node0/distance", "10 x\n") ==
+        "ROOT/sys/devices/system/node/node0/distance: 'x' is not a distance (0 to 1000)");
+  CHECK(error_with("sys/devices/system/node/node0/distance", "10 20\n") ==
+        "ROOT/sys/devices/system/node/node0/distance: 2 distances for 1 nodes");
+  CHECK(error_with("sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: lots kB\n") ==
+        "ROOT/sys/devices/system/node/node0/meminfo: MemTotal is not a number of kB: 'lots'");
+  CHECK(error_with("sys/devices/system/cpu/cpu0/topology/thread_siblings", "zz\n")
+            .rfind("ROOT/sys/devices/system/cpu/cpu0/topology/thread_siblings: invalid cpu mask", 0) == 0);
+  CHECK(error_with("sys/devices/system/cpu/online", "") ==
+        "ROOT/sys/devices/system/cpu/online: no CPUs online");
   {
     TempRoot r;
     r.simple_machine(2, 1);
