@@ -1,79 +1,105 @@
+// The top level: one table of commands, dispatch on the first word, and the
+// one catch that prints every error (diag.cpp) and maps it to the command's
+// exit status.
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <string_view>
 
 #include "commands.hpp"
+#include "diag.hpp"
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
 namespace {
 
-constexpr const char* k_usage =
-    "affix: place programs on CPUs and NUMA memory\n"
-    "\n"
-    "Usage:\n"
-    "  affix [OPTIONS] WHERE [--] COMMAND [ARG...]       run COMMAND placed at WHERE\n"
-    "  affix run [OPTIONS] WHERE [--] COMMAND [ARG...]   the same, spelled out\n"
-    "  affix pin [OPTIONS] WHERE PID...                  move running processes, all threads\n"
-    "  affix pin --tid [OPTIONS] WHERE TID...            move only the named threads\n"
-    "  affix show [--json] [PID...]                      where processes and threads run\n"
-    "  affix show --pinned [--json]                      every pinned process\n"
-    "  affix topo [--json]                               the machine's topology\n"
-    "  affix explain [OPTIONS] WHERE [--json]            resolve WHERE, change nothing\n"
-    "  affix --help | --version\n"
-    "\n"
-    "Run 'affix COMMAND --help' for a command's options; 'man affix' for the rest.\n";
+struct CommandEntry {
+  const char* name;     // the first word; "" for the bare run form
+  const char* synopsis; // its lines of the usage, each "  affix ...  what it does\n"
+  int (*function)(const Args& args);
+};
 
-enum class Command { Run, Topo, Explain, Pin, Show };
+// The bare run form (`affix WHERE COMMAND`) is the first entry; `affix run`
+// spells it out.
+constexpr CommandEntry k_commands[] = {
+    {"", "  affix [OPTIONS] WHERE [--] COMMAND [ARG...]       run COMMAND placed at WHERE\n",
+     command_run},
+    {"run", "  affix run [OPTIONS] WHERE [--] COMMAND [ARG...]   the same, spelled out\n", command_run},
+    {"pin",
+     "  affix pin [OPTIONS] WHERE PID...                  move running processes, all threads\n"
+     "  affix pin --tid [OPTIONS] WHERE TID...            move only the named threads\n",
+     command_pin},
+    {"show",
+     "  affix show [--json] [PID...]                      where processes and threads run\n"
+     "  affix show --pinned [--json]                      every pinned process\n",
+     command_show},
+    {"topo", "  affix topo [--json]                               the machine's topology\n",
+     command_topo},
+    {"explain", "  affix explain [OPTIONS] WHERE [--json]            resolve WHERE, change nothing\n",
+     command_explain},
+};
+
+std::string usage() {
+  std::string out = "affix: place programs on CPUs and NUMA memory\n\nUsage:\n";
+  for (const auto& c : k_commands) out += c.synopsis;
+  out += "  affix --help | --version\n\n"
+         "Run 'affix COMMAND --help' for a command's options; 'man affix' for the rest.\n";
+  return out;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const auto& c : k_commands)
+    if (*c.name) names.emplace_back(c.name);
+  return names;
+}
+
+// A first word that is no command but close to one (`affix shwo`), where the
+// run form failed on it: the hint says which command was meant.
+std::string command_hint(const Args& args) {
+  if (args.empty()) return {};
+  const std::string& first = args.front();
+  if (first.find_first_of(":0123456789,.+-") != std::string::npos) return {};  // a location
+  return did_you_mean(first, command_names());
+}
 
 }  // namespace
 
-void print_error(const Error& e) {
-  std::fputs(fmt::format("affix: error: {}\n", e.what()).c_str(), stderr);
-  if (!e.hint().empty()) std::fputs(fmt::format("affix: hint: {}\n", e.hint()).c_str(), stderr);
-}
-
 int main_entry(int argc, char** argv) {
   Args args(argv + 1, argv + argc);
-  Command command = Command::Run;
+  const CommandEntry* command = &k_commands[0];
   if (!args.empty()) {
     std::string_view first = args.front();
     if (first == "--help" || first == "-h") {
-      std::fputs(k_usage, stdout);
+      std::fputs(usage().c_str(), stdout);
       return k_exit_ok;
     }
     if (first == "--version" || first == "-V") {
       std::fputs("affix " AFFIX_VERSION "\n", stdout);
       return k_exit_ok;
     }
-    if (first == "topo") command = Command::Topo;
-    else if (first == "explain") command = Command::Explain;
-    else if (first == "pin") command = Command::Pin;
-    else if (first == "show") command = Command::Show;
-    else if (first == "run") command = Command::Run;
-    if (first == "topo" || first == "explain" || first == "pin" || first == "show" || first == "run")
-      args.erase(args.begin());
-    else if (args.empty() || first.empty()) command = Command::Run;
-  }
-  try {
-    switch (command) {
-      case Command::Topo: return command_topo(args);
-      case Command::Explain: return command_explain(args);
-      case Command::Pin: return command_pin(args);
-      case Command::Show: return command_show(args);
-      case Command::Run: return command_run(args);
+    for (const auto& c : k_commands) {
+      if (*c.name && first == c.name) {
+        command = &c;
+        args.erase(args.begin());
+        break;
+      }
     }
+  }
+  const bool run = command->function == command_run;
+  try {
+    return command->function(args);
   } catch (const Error& e) {
-    print_error(e);
-    if (command == Command::Run) return k_exit_run_failed;
+    std::string hint = run && e.kind() != ErrorKind::Runtime ? command_hint(args) : std::string();
+    print_error(hint.empty() ? e : Error(e.kind(), e.what(), hint));
+    if (run) return k_exit_run_failed;
     return e.kind() == ErrorKind::Runtime ? k_exit_failed : k_exit_usage;
   } catch (const std::exception& e) {
-    std::fputs(fmt::format("affix: error: internal error: {}\n", e.what()).c_str(), stderr);
-    return command == Command::Run ? k_exit_run_failed : k_exit_failed;
+    print_error(Error(ErrorKind::Runtime, fmt::format("internal error: {}", e.what())));
+    return run ? k_exit_run_failed : k_exit_failed;
   }
-  return k_exit_failed;
 }
 
 }  // namespace affix

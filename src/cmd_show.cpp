@@ -8,6 +8,7 @@
 
 #include "cli_errors.hpp"
 #include "commands.hpp"
+#include "diag.hpp"
 #include "error.hpp"
 #include "process_view.hpp"
 #include "show_output.hpp"
@@ -57,11 +58,6 @@ pid_t parse_pid_arg(const std::string& text) {
   return *pid;
 }
 
-void print_failure(const Error& e) {
-  std::fputs(fmt::format("affix: error: {}\n", e.what()).c_str(), stderr);
-  if (!e.hint().empty()) std::fputs(fmt::format("affix: hint: {}\n", e.hint()).c_str(), stderr);
-}
-
 }  // namespace
 
 int command_show(const Args& args) {
@@ -98,7 +94,7 @@ int command_show(const Args& args) {
       try {
         views.push_back(read_process(root, nodes, pid));
       } catch (const Error& e) {
-        print_failure(e);
+        print_error(e);
         status = k_exit_failed;
       }
     }

@@ -2,11 +2,21 @@
 
 #include <fmt/format.h>
 
+#include "text.hpp"
+
 namespace affix {
 
-std::string json_escape(std::string_view s) {
+// Valid UTF-8 whatever the input (U+FFFD for a byte that is not), with every
+// control character escaped (C0, DEL and the C1 controls).
+std::string json_escape(std::string_view raw) {
+  std::string s = utf8_or_replacement(raw);
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));  // U+0080-U+009F
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -14,7 +24,7 @@ std::string json_escape(std::string_view s) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", c);
         else out += static_cast<char>(c);
     }
   }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "diag.hpp"
 #include "error.hpp"
 
 namespace affix {
@@ -64,7 +65,11 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
                               format_cpulist(placement.sockets),
                               placement.nodes.count() == 1 ? "" : "s",
                               format_cpulist(placement.nodes)));
-  for (auto& w : placement.warnings) lines.push_back("affix: warning: " + w);
+  for (auto& w : placement.warnings) {
+    std::string line = format_warning(w);
+    line.pop_back();  // the newline: these are lines
+    lines.push_back(line);
+  }
   for (auto& [name, value] : request.env)
     lines.push_back(fmt::format("{}set {}={}", pre, name, shell_quote(value)));
   lines.push_back(fmt::format("{}exec: {}", pre, command_text(request.argv)));
@@ -129,8 +134,7 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, std
   int e = os.exec(request.argv);
   if (e == 0) return k_exit_ok;
   ExecFailure f = exec_failure(request.argv[0], e);
-  err << "affix: error: " << f.message << '\n';
-  if (!f.hint.empty()) err << "affix: hint: " << f.hint << '\n';
+  err << format_error(Error(ErrorKind::Runtime, f.message, f.hint));
   err.flush();
   return f.status;
 }

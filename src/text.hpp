@@ -1,0 +1,40 @@
+#pragma once
+// Text that comes from outside (a process's comm, a file's content) is data,
+// not text to trust. These turn it into something safe to print:
+//   - printable(): for a terminal or a log, as ps does: every byte that is not
+//     printable is shown escaped, so a name is one cell of one line;
+//   - utf8_or_replacement(): valid UTF-8 for JSON (json.cpp uses it);
+// and the "did you mean" of the one voice (edit distance, as ninja's
+// SpellcheckString).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace affix {
+
+// ASCII printable characters (0x20-0x7e) and valid UTF-8 sequences of
+// printable code points are kept; a backslash becomes "\\"; \n, \t, \r and
+// ESC become "\n", "\t", "\r", "\e"; any other control character (C0, DEL,
+// the C1 controls U+0080-U+009F) and every byte that is not valid UTF-8
+// becomes "\xHH" (one per byte).
+std::string printable(std::string_view s);
+
+// `s` with every byte that is not part of a valid UTF-8 sequence replaced by
+// U+FFFD (overlong forms, surrogates and code points above U+10FFFF are not
+// valid).
+std::string utf8_or_replacement(std::string_view s);
+
+// Levenshtein distance (insert, delete, substitute; each 1).
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate nearest to `word` within an edit distance of `max`
+// (ties: the first in the list); empty where none is that close.
+std::string nearest(std::string_view word, const std::vector<std::string>& candidates,
+                    size_t max = 2);
+
+// "did you mean 'show'?" for the nearest candidate, or empty.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates,
+                         size_t max = 2);
+
+}  // namespace affix

@@ -1,0 +1,47 @@
+#include <catch2/catch.hpp>
+
+#include "json.hpp"
+#include "text.hpp"
+
+using namespace affix;
+
+TEST_CASE("printable escapes every byte a terminal would act on") {
+  CHECK(printable("nginx") == "nginx");
+  CHECK(printable("\x1b[2J\x1b]0;pwn\a\n") == "\\e[2J\\e]0;pwn\\x07\\n");
+  CHECK(printable("a\\b\tc\r") == "a\\\\b\\tc\\r");
+  CHECK(printable("\xff") == "\\xff");
+  CHECK(printable(std::string("a\0b", 3)) == "a\\x00b");
+  CHECK(printable("\x7f") == "\\x7f");
+  CHECK(printable("caf\xc3\xa9") == "caf\xc3\xa9");          // é stays
+  CHECK(printable("\xc2\x9b" "31m") == "\\xc2\\x9b31m");      // C1 CSI escaped
+  CHECK(printable("\xe2\x82") == "\\xe2\\x82");              // truncated sequence
+  CHECK(printable("\xc0\xaf") == "\\xc0\\xaf");              // overlong
+  CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");     // surrogate
+}
+
+TEST_CASE("utf8_or_replacement makes any bytes valid UTF-8") {
+  CHECK(utf8_or_replacement("abc") == "abc");
+  CHECK(utf8_or_replacement("a\xff" "b") == "a\xef\xbf\xbd" "b");
+  CHECK(utf8_or_replacement("\xf4\x90\x80\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK(utf8_or_replacement("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");
+}
+
+TEST_CASE("json strings are valid UTF-8 with control characters escaped") {
+  CHECK(json_escape("\x1b[2J\n") == "\"\\u001b[2J\\n\"");
+  CHECK(json_escape("\xff") == "\"\xef\xbf\xbd\"");
+  CHECK(json_escape("\x7f") == "\"\\u007f\"");
+  CHECK(json_escape("\xc2\x85") == "\"\\u0085\"");
+  CHECK(json_escape("\xc2\xa0") == "\"\xc2\xa0\"");
+  CHECK(json_escape("q\"\\") == "\"q\\\"\\\\\"");
+}
+
+TEST_CASE("did you mean: the nearest word within an edit distance of 2") {
+  std::vector<std::string> commands{"run", "pin", "show", "topo", "explain"};
+  CHECK(edit_distance("shwo", "show") == 2);
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(did_you_mean("shwo", commands) == "did you mean 'show'?");
+  CHECK(did_you_mean("top", commands) == "did you mean 'topo'?");
+  CHECK(did_you_mean("explian", commands) == "did you mean 'explain'?");
+  CHECK(did_you_mean("ls", commands) == "");
+  CHECK(nearest("xyzzy", commands) == "");
+}
