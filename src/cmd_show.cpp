@@ -25,8 +25,8 @@ struct ShowOptions {
   std::vector<std::string> pids;
 };
 
-// Parsing only: no side effects. --help throws CLI::CallForHelp.
-ShowOptions parse_show(const Args& args) {
+// Parsing only: no side effects. nullopt where --help was printed.
+std::optional<ShowOptions> parse_show(const Args& args) {
   ShowOptions o;
   CLI::App app{"Where processes and their threads may run and did run: each thread's CPU list and\n"
                "the CPU (and node) it last ran on, and the pages per NUMA node.",
@@ -37,15 +37,7 @@ ShowOptions parse_show(const Args& args) {
   app.add_option("--root", o.root, "read DIR/proc and DIR/sys instead of /proc and /sys")->type_name("DIR");
   app.add_option("PID", o.pids, "process IDs (default: affix itself)")->type_name("");
   app.footer("Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.");
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    throw;
-  } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, cli_error_text(e), "see 'affix show --help'");
-  }
+  if (!parse_cli11(app, args, "show")) return std::nullopt;
   if (o.pinned && !o.pids.empty()) {
     throw Error(ErrorKind::Usage, "--pinned scans every process; it takes no PID");
   }
@@ -61,12 +53,9 @@ pid_t parse_pid_arg(const std::string& text) {
 }  // namespace
 
 int command_show(const Args& args) {
-  ShowOptions o;
-  try {
-    o = parse_show(args);
-  } catch (const CLI::CallForHelp&) {
-    return k_exit_ok;
-  }
+  auto parsed = parse_show(args);
+  if (!parsed) return k_exit_ok;
+  const ShowOptions& o = *parsed;
   std::vector<pid_t> pids;
   for (const auto& text : o.pids) pids.push_back(parse_pid_arg(text));
   SysRoot root(o.root);

@@ -18,16 +18,8 @@ int command_topo(const Args& args) {
   std::string root = "/";
   app.add_flag("--json", json, "print one JSON document")->disable_flag_override();
   app.add_option("--root", root, "read DIR/sys and DIR/proc instead of /sys and /proc")->type_name("DIR");
-  std::vector<std::string> argv(args.rbegin(), args.rend());
-  try {
-    app.parse(argv);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return k_exit_ok;
-  } catch (const CLI::ParseError& e) {
-    throw Error(ErrorKind::Usage, fmt::format("topo: {}", cli_error_text(e)), "see 'affix topo --help'");
-  }
-  if (root.empty()) throw Error(ErrorKind::Usage, "topo: --root needs a directory");
+  if (!parse_cli11(app, args, "topo")) return k_exit_ok;
+  if (root.empty()) throw Error(ErrorKind::Usage, "option '--root' needs a directory");
   SysRoot sysroot(root);
   Topology topo = read_topology(sysroot);
   Allowed allowed = read_allowed(sysroot, topo);

@@ -22,14 +22,14 @@ expect 1 "affix: error: $roots/bad-distance/sys/devices/system/node/node0/distan
   -- topo --root "$roots/bad-distance"
 expect 1 "affix: error: $roots/bad-meminfo/sys/devices/system/node/node0/meminfo: MemTotal is not a number of kB: '-5'" \
   -- topo --root "$roots/bad-meminfo"
-expect 2 "affix: error: topo: The following argument was not expected: --bogus
+expect 2 "affix: error: The following argument was not expected: --bogus
 affix: hint: see 'affix topo --help'" -- topo --bogus
-expect 2 "affix: error: topo: --root: 1 required DIR missing
+expect 2 "affix: error: --root: 1 required DIR missing
 affix: hint: see 'affix topo --help'" -- topo --root
-expect 2 "affix: error: topo: The following argument was not expected: extra
+expect 2 "affix: error: The following argument was not expected: extra
 affix: hint: see 'affix topo --help'" -- topo extra
 # A flag takes no value (CLI11 would take --json=3 as "yes").
-expect 2 "affix: error: topo: option '--json' takes no value
+expect 2 "affix: error: option '--json' takes no value
 affix: hint: see 'affix topo --help'" -- topo --json=3
 expect 2 "affix: error: option '--json' takes no value
 affix: hint: see 'affix show --help'" -- show --json=1 1
