@@ -14,6 +14,10 @@ namespace affix {
 
 namespace {
 
+// More cgroup mounts than any machine has: the rest of a hostile table is
+// not kept.
+constexpr size_t k_max_cgroup_mounts = 1024;
+
 struct Mount {
   std::string root;        // the mount's root inside its filesystem ("/" from proc/mounts)
   std::string mountpoint;  // as seen inside the root directory
@@ -47,35 +51,39 @@ std::string unescape(std::string_view s) {
   return out;
 }
 
-std::vector<Mount> read_mounts(const SysRoot& root, const std::string& proc) {
-  std::vector<Mount> out;
-  if (auto text = root.read(proc + "/mountinfo", 4u << 20)) {
-    for (auto line : split(*text, '\n')) {
-      auto f = split(line, ' ');
-      size_t dash = 6;
-      while (dash < f.size() && f[dash] != "-") ++dash;
-      if (f.size() < 5 || dash + 1 >= f.size()) continue;
-      Mount m{unescape(f[3]), unescape(f[4]), std::string(f[dash + 1]),
-              dash + 3 < f.size() ? std::string(f[dash + 3]) : std::string()};
-      out.push_back(std::move(m));
-    }
-    return out;
-  }
-  auto text = root.read("proc/mounts", 4u << 20);
-  if (!text) text = root.read(proc + "/mounts", 4u << 20);
-  if (!text) return out;
-  for (auto line : split(*text, '\n')) {
-    auto f = split(line, ' ');
-    if (f.size() < 4) continue;
-    out.push_back(Mount{"/", unescape(f[1]), std::string(f[2]), std::string(f[3])});
-  }
-  return out;
-}
-
 bool has_option(std::string_view options, std::string_view name) {
   for (auto o : split(options, ','))
     if (o == name) return true;
   return false;
+}
+
+// The cgroup mounts (cgroup, cgroup2, the old cpuset filesystem) of the mount
+// table, read line by line: a container host's table can hold thousands of
+// mounts (megabytes), of which only these few matter, so memory stays
+// bounded by a line, never by the table.
+std::vector<Mount> read_mounts(const SysRoot& root, const std::string& proc) {
+  std::vector<Mount> out;
+  auto keep = [&](Mount m) {
+    if (m.fstype == "cgroup2" || m.fstype == "cpuset" || (m.fstype == "cgroup" && has_option(m.options, "cpuset")))
+      if (out.size() < k_max_cgroup_mounts) out.push_back(std::move(m));
+  };
+  bool found = root.for_each_line(proc + "/mountinfo", [&](std::string_view line) {
+    auto f = split(line, ' ');
+    size_t dash = 6;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (f.size() < 5 || dash + 1 >= f.size()) return true;
+    keep(Mount{unescape(f[3]), unescape(f[4]), std::string(f[dash + 1]),
+               dash + 3 < f.size() ? std::string(f[dash + 3]) : std::string()});
+    return true;
+  });
+  if (found) return out;
+  auto mounts_line = [&](std::string_view line) {
+    auto f = split(line, ' ');
+    if (f.size() >= 4) keep(Mount{"/", unescape(f[1]), std::string(f[2]), std::string(f[3])});
+    return true;
+  };
+  if (!root.for_each_line("proc/mounts", mounts_line)) root.for_each_line(proc + "/mounts", mounts_line);
+  return out;
 }
 
 // The cgroup path relative to the mount, or nullopt where the cgroup is not
@@ -133,10 +141,12 @@ std::optional<Found> from_cgroup(const SysRoot& root, const std::string& proc) {
       else if (has_option(f[1], "cpuset")) v1_path = path;
     }
   } else if (auto cpuset = root.read(proc + "/cpuset", 1u << 16)) {
-    // Kernels before cgroups (and some captures) only have proc/PID/cpuset.
+    // Kernels before cgroups (and some captures) only have proc/PID/cpuset:
+    // the path of the cgroup that holds the cpuset controller, which may be
+    // a cgroup1 or a cgroup2 hierarchy.
     std::string path(*cpuset);
     while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
-    if (!path.empty()) v1_path = path;
+    if (!path.empty()) v1_path = v2_path = path;
   }
   if (!v1_path && !v2_path) return std::nullopt;
   auto mounts = read_mounts(root, proc);

@@ -11,7 +11,7 @@
 #include "resolver.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
-#include "topology_light.hpp"
+#include "topology_scope.hpp"
 
 namespace affix {
 
@@ -22,12 +22,11 @@ int command_run(const Args& args) {
     return k_exit_ok;
   }
   SysRoot root;
-  // A plain launch on a bare CPU list needs only which CPUs are online
-  // (topology_light.hpp); -v, --dry-run and --env report more than the CPUs.
-  // Other plain launches skip what their placement cannot depend on (scope_for).
+  // A plain launch reads only what its placement depends on (scope_for:
+  // a bare CPU list, which CPUs are online); -v, --dry-run and --env report
+  // more than the CPUs.
   bool plain = !cl.verbose && !cl.dry_run && !cl.env;
-  Topology topo = plain && is_plain_cpulist(cl.request) ? read_cpus_only(root)
-                  : read_topology(root, plain ? scope_for(cl.request) : ReadScope{});
+  Topology topo = read_topology(root, plain ? scope_for(cl.request) : ReadScope{});
   Allowed allowed = read_allowed(root, topo);
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);

@@ -6,6 +6,7 @@
 
 #include "cli_errors.hpp"
 #include "commands.hpp"
+#include "diag.hpp"
 #include "error.hpp"
 #include "topo_output.hpp"
 #include "topology.hpp"
@@ -22,6 +23,7 @@ int command_topo(const Args& args) {
   if (root.empty()) throw Error(ErrorKind::Usage, "option '--root' needs a directory");
   SysRoot sysroot(root);
   Topology topo = read_topology(sysroot);
+  for (const auto& warning : topo.warnings) print_warning(warning);
   Allowed allowed = read_allowed(sysroot, topo);
   std::string out = json ? topo_json(topo, allowed) : topo_text(topo, allowed);
   std::fwrite(out.data(), 1, out.size(), stdout);

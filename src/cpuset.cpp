@@ -298,6 +298,8 @@ std::string format_cpulist(const CpuSet& set) {
   return out;
 }
 
+std::string list_or_none(const CpuSet& set) { return set.empty() ? "none" : format_cpulist(set); }
+
 std::string format_cpumask(const CpuSet& set) {
   unsigned groups = std::max(1u, (set.end() + 31) / 32);
   std::string out;

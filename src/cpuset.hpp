@@ -87,6 +87,8 @@ Parsed<CpuSet> parse_cpulist(std::string_view text, bool allow_empty = false,
 Parsed<CpuSet> parse_cpumask(std::string_view text, unsigned max_id = k_max_id);
 
 std::string format_cpulist(const CpuSet& set);
+// format_cpulist, or "none" for an empty set (in messages).
+std::string list_or_none(const CpuSet& set);
 std::string format_cpumask(const CpuSet& set);
 
 // Strict unsigned decimal: no sign, no leading zero (except "0"), <= max.

@@ -9,21 +9,7 @@
 
 namespace affix {
 
-const std::vector<Unit>& level_units(const Topology& topo, Level level) {
-  switch (level) {
-    case Level::Socket: return topo.sockets;
-    case Level::Node: return topo.numa;
-    case Level::Die: return topo.dies;
-    case Level::Llc: return topo.llcs;
-    case Level::Core: return topo.cores;
-    case Level::Cpu: return topo.threads;
-  }
-  return topo.threads;
-}
-
 namespace {
-
-std::string list_or_none(const CpuSet& s) { return s.empty() ? "none" : format_cpulist(s); }
 
 class Evaluator {
 public:
@@ -53,7 +39,7 @@ private:
   CpuSet offline_of(Level level, size_t index) const {
     CpuSet out;
     if (m_offline_known.empty() || level == Level::Cpu) return out;
-    const Unit& u = level_units(m_topo, level)[index];
+    const Unit& u = m_topo.units(level)[index];
     m_offline_known.for_each([&](unsigned cpu) {
       const CpuInfo& c = m_topo.cpus[cpu];
       bool in = false;
@@ -122,7 +108,7 @@ private:
         });
       return parts;
     }
-    const auto& units = level_units(m_topo, s.level);
+    const auto& units = m_topo.units(s.level);
     auto take = [&](size_t index) {
       parts.push_back(Part{fmt::format("{}:{}", word, units[index].id), units[index].cpus,
                            offline_of(s.level, index)});
@@ -160,7 +146,7 @@ private:
     auto& idx = m_unit_index[static_cast<size_t>(level)];
     if (idx.empty()) {
       idx.assign(std::max(m_topo.possible.end(), m_topo.online.end()) + 1, -1);
-      const auto& units = level_units(m_topo, level);
+      const auto& units = m_topo.units(level);
       for (size_t i = 0; i < units.size(); ++i)
         units[i].cpus.for_each([&](unsigned cpu) {
           if (cpu < idx.size() && idx[cpu] < 0) idx[cpu] = static_cast<int>(i);
@@ -172,7 +158,7 @@ private:
   // Each part of the step before is narrowed on its own: an index counts
   // among the units that share CPUs with that part, in the order of units.
   std::vector<Part> later_step(const Step& s, const std::vector<Part>& before) {
-    const auto& units = level_units(m_topo, s.level);
+    const auto& units = m_topo.units(s.level);
     const auto& idx = unit_index(s.level);
     const char* word = level_name(s.level);
     std::vector<Part> parts;
@@ -224,7 +210,7 @@ private:
     if (level == Level::Node) {
       for (const auto& n : m_topo.nodes) ids.set(n.node);
     }
-    for (const auto& u : level_units(m_topo, level))
+    for (const auto& u : m_topo.units(level))
       if (u.id >= 0) ids.set(static_cast<unsigned>(u.id));
     return list_or_none(ids);
   }

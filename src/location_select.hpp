@@ -40,7 +40,4 @@ struct LocationSelection {
 LocationSelection select_location(const Location& location, const Topology& topo,
                                   const Allowed& allowed, SelectMode mode);
 
-// The units of a level, read straight from the Topology's vectors.
-const std::vector<Unit>& level_units(const Topology& topo, Level level);
-
 }  // namespace affix

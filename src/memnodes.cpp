@@ -10,16 +10,8 @@ namespace affix {
 
 namespace {
 
-bool has_memory(const NodeInfo& n) { return !n.memory_total_kb || *n.memory_total_kb > 0; }
-
 bool mem_allowed(const Allowed& allowed, unsigned node) {
   return allowed.mems.empty() || allowed.mems.test(node);
-}
-
-std::string node_list(const Topology& topo) {
-  CpuSet s;
-  for (const auto& n : topo.nodes) s.set(n.node);
-  return s.empty() ? "none" : format_cpulist(s);
 }
 
 }  // namespace
@@ -29,7 +21,7 @@ CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Al
   for (size_t i = 0; i < topo.nodes.size(); ++i) {
     const NodeInfo& n = topo.nodes[i];
     if (!cpu_nodes.test(n.node)) continue;
-    if (has_memory(n) && mem_allowed(allowed, n.node)) {
+    if (n.has_memory() && mem_allowed(allowed, n.node)) {
       out.set(n.node);
       continue;
     }
@@ -39,7 +31,7 @@ CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Al
     unsigned best_distance = std::numeric_limits<unsigned>::max();
     for (size_t j = 0; j < topo.nodes.size(); ++j) {
       const NodeInfo& m = topo.nodes[j];
-      if (j == i || !has_memory(m) || !mem_allowed(allowed, m.node)) continue;
+      if (j == i || !m.has_memory() || !mem_allowed(allowed, m.node)) continue;
       unsigned d = j < n.distances.size() ? n.distances[j] : std::numeric_limits<unsigned>::max() - 1;
       if (!best || d < best_distance) {
         best = m.node;
@@ -51,7 +43,7 @@ CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Al
   if (out.empty())
     throw Error(ErrorKind::Resolution,
                 fmt::format("no allowed memory node for the CPUs' nodes {} (allowed: {})",
-                            cpu_nodes.empty() ? "none" : format_cpulist(cpu_nodes),
+                            list_or_none(cpu_nodes),
                             allowed.mems.empty() ? "all" : format_cpulist(allowed.mems)));
   return out;
 }
@@ -65,7 +57,7 @@ CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const All
     for (const auto& n : topo.nodes) exists = exists || n.node == node;
     if (!exists)
       throw Error(ErrorKind::Resolution, fmt::format("no node {} on this machine (nodes: {})",
-                                                     node, node_list(topo)));
+                                                     node, list_or_none(topo.node_set())));
     if (!mem_allowed(allowed, node))
       throw Error(ErrorKind::Resolution,
                   fmt::format("memory node {} is not allowed (allowed: {}, from {})", node,

@@ -27,8 +27,6 @@ void add_dropped(Placement& p, const CpuSet& cpus, const char* reason) {
   if (!cpus.empty()) p.dropped.push_back(Dropped{cpus, reason});
 }
 
-std::string list_or_none(const CpuSet& s) { return s.empty() ? "none" : format_cpulist(s); }
-
 // "the selection spans sockets 0-1 while its 4 CPUs would fit in socket 0".
 void warn_spread(Placement& p, const std::vector<Unit>& units, const CpuSet& spanned,
                  const char* plural, const char* word, const Allowed& allowed) {

@@ -65,18 +65,55 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
     if (whole_at_once && static_cast<size_t>(n) < sizeof buf) break;
   }
   ::close(fd);
+  if (whole_at_once)
+    while (!out.empty() && out.back() == '\0') out.pop_back();
   return out;
 }
 
-namespace {
-std::string trimmed(std::string s) {
-  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
-  while (!s.empty() && is_space(s.back())) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && is_space(s[i])) ++i;
-  return s.substr(i);
+bool SysRoot::for_each_line(std::string_view rel, const std::function<bool(std::string_view)>& line,
+                            size_t max_line, size_t limit) const {
+  std::string p = path(rel);
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  std::string pending;  // the start of the current line (at most max_line bytes)
+  size_t total = 0;
+  char buf[8192];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the end, or unreadable from here on: what was read counts
+    total += static_cast<size_t>(n);
+    if (total > limit) {
+      ::close(fd);
+      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", p, limit));
+    }
+    std::string_view chunk(buf, static_cast<size_t>(n));
+    while (!chunk.empty()) {
+      size_t nl = chunk.find('\n');
+      std::string_view piece = chunk.substr(0, nl);
+      size_t room = max_line - pending.size();
+      pending.append(piece.substr(0, std::min(room, piece.size())));
+      if (nl == std::string_view::npos) break;
+      chunk.remove_prefix(nl + 1);
+      bool more = line(pending);
+      pending.clear();
+      if (!more) {
+        ::close(fd);
+        return true;
+      }
+    }
+  }
+  ::close(fd);
+  if (!pending.empty()) line(pending);
+  return true;
 }
-}  // namespace
+
+std::string_view trim_space(std::string_view s) {
+  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  return s;
+}
 
 std::string SysRoot::read_required(std::string_view rel) const {
   auto content = read(rel);
@@ -84,7 +121,7 @@ std::string SysRoot::read_required(std::string_view rel) const {
     throw Error(ErrorKind::Runtime, fmt::format("{}: cannot read: {}", path(rel),
                                                 std::strerror(errno ? errno : ENOENT)));
   }
-  return trimmed(*content);
+  return std::string(trim_space(*content));
 }
 
 std::optional<CpuSet> SysRoot::read_cpulist(std::string_view rel, bool allow_empty) const {
@@ -100,7 +137,7 @@ std::optional<CpuSet> SysRoot::read_cpulist(std::string_view rel, bool allow_emp
 std::optional<long> SysRoot::read_int(std::string_view rel) const {
   auto content = read(rel, 4096);
   if (!content) return std::nullopt;
-  std::string s = trimmed(*content);
+  std::string s(trim_space(*content));
   bool negative = !s.empty() && s[0] == '-';
   auto v = parse_decimal(negative ? std::string_view(s).substr(1) : std::string_view(s), k_max_id);
   if (!v || (negative && *v != 1)) {

@@ -2,8 +2,10 @@
 // Every /sys and /proc path is read through one root directory ("/" by
 // default, `--root DIR` otherwise), like lscpu --sysroot and HWLOC_FSROOT.
 // Reads are bounded: a file larger than the limit is an error, never an
-// unbounded allocation.
+// unbounded allocation; a file read line by line (for_each_line) is bounded
+// in memory by its longest line, not by its size.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +16,9 @@
 namespace affix {
 
 constexpr size_t k_max_file_size = 1u << 20;  // 1 MiB: the largest sysfs/proc file we accept
+
+// `text` without the spaces, tabs and line ends around it.
+std::string_view trim_space(std::string_view text);
 
 class SysRoot {
 public:
@@ -26,8 +31,18 @@ public:
 
   bool exists(std::string_view rel) const;
   // Content, or nullopt where the file is missing or unreadable.  A file
-  // larger than `limit` throws Error(Runtime) naming the file.
+  // larger than `limit` throws Error(Runtime) naming the file. Under sys/,
+  // NUL bytes after the content are dropped (some dumps and old kernels
+  // pad an attribute with them after its final newline).
   std::optional<std::string> read(std::string_view rel, size_t limit = k_max_file_size) const;
+  // Calls `line` with each line of the file (without its newline) while it
+  // returns true, reading in chunks: memory stays bounded by `max_line` (a
+  // longer line is passed cut to its first `max_line` bytes), whatever the
+  // file's size. False where the file is missing or unreadable. A file
+  // longer than `limit` (a device such as /dev/zero linked in) throws
+  // Error(Runtime) naming the file.
+  bool for_each_line(std::string_view rel, const std::function<bool(std::string_view)>& line,
+                     size_t max_line = 1u << 16, size_t limit = size_t{1} << 30) const;
   // Content with surrounding whitespace removed; throws Error(Runtime)
   // naming the file when it is missing.
   std::string read_required(std::string_view rel) const;

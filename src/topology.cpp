@@ -2,18 +2,18 @@
 // every grouping (package, die, core, last-level cache, node) comes from the
 // kernel's CPU masks, and a unit is made from CPU i's mask only where i is
 // the lowest online CPU of that mask; a mask that overlaps a unit already
-// made is ignored (hwloc drops such conflicting objects). The unit order is
-// then the contract's tree walk (see order_units in topology_order.cpp).
+// made is ignored (hwloc drops such conflicting objects), with hwloc's
+// corrections (topology_quirks.cpp); a CPU that tells nothing of its place is
+// its own core. The unit order is then the contract's tree walk (see
+// order_units in topology_order.cpp).
 #include "topology.hpp"
 
 #include <algorithm>
 #include <map>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
-#include "error.hpp"
 #include "topology_order.hpp"
+#include "topology_quirks.hpp"
 #include "topology_read.hpp"
 
 namespace affix {
@@ -104,31 +104,30 @@ void masks_from_ids(std::vector<int>& mask_of, const std::vector<long>& id_of,
   }
 }
 
-// Cores: the siblings mask (core_cpus, thread_siblings). Where the first
-// CPU with siblings has a different core_id from its first sibling, the
-// kernel is grouping compute units (AMD Bulldozer), not hardware threads:
-// hwloc then makes every CPU its own core, and so does affix (lscpu pairs
-// them; the oracle's compare.txt for 64amd64-4s2n4ca2co shows it).
-void split_compute_units(RawTopology& raw) {
-  const CpuSet& online = raw.online;
-  std::optional<bool> split;
-  online.for_each([&](unsigned cpu) {
-    if (split || raw.core_mask[cpu] < 0) return;
-    CpuSet siblings = raw.masks.sets[static_cast<size_t>(raw.core_mask[cpu])] & online;
-    if (siblings.count() < 2) return;
-    unsigned other = siblings.first() == cpu ? *siblings.next(cpu) : siblings.first();
-    split = raw.core_id[cpu] != raw.core_id[other];
+// What a read without the tree gives: which CPUs exist and which are online,
+// each online CPU known, its own only thread, its place unknown.
+Topology cpus_only(RawTopology& raw) {
+  Topology topo;
+  topo.possible = raw.cpus;
+  topo.online = raw.online;
+  topo.nodes = std::move(raw.nodes);
+  topo.cpus.resize(raw.cpus.end());
+  for (unsigned cpu = 0; cpu < topo.cpus.size(); ++cpu) topo.cpus[cpu].cpu = cpu;
+  topo.online.for_each([&](unsigned cpu) {
+    CpuInfo& c = topo.cpus[cpu];
+    c.online = c.known = true;
+    c.siblings = CpuSet::range(cpu, cpu);
+    topo.threads.push_back(Unit{static_cast<long>(cpu), c.siblings});
   });
-  if (!split || !*split) return;
-  online.for_each([&](unsigned cpu) {
-    if (raw.core_mask[cpu] >= 0) raw.core_mask[cpu] = raw.masks.add(CpuSet::range(cpu, cpu));
-  });
+  topo.warnings = raw.warnings.take();
+  return topo;
 }
 
 }  // namespace
 
 Topology read_topology(const SysRoot& root, ReadScope scope) {
   RawTopology raw = read_raw_topology(root, scope);
+  if (!scope.tree) return cpus_only(raw);
   Topology topo;
   topo.possible = raw.cpus;
   topo.online = raw.online;
@@ -144,15 +143,17 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
   masks_from_ids(raw.package_mask, raw.package_id, no_parent, raw.masks, online);
   std::vector<int> socket_of;
   auto socket_sets = build_units(raw.package_mask, raw.masks, online, socket_of);
+  merge_split_packages(root, raw, socket_sets, socket_of);
   // Socket numbers are the kernel's physical_package_id of the unit's first
-  // CPU. hwloc makes a package of unknown number where the kernel says -1
-  // (s390, the oracle's "L<n>"); affix numbers those (and any number used
-  // twice) after the largest real one, in the order of their lowest CPU.
+  // CPU (first_id). hwloc makes a package of unknown number where the kernel
+  // says -1 (s390, the oracle's "L<n>"); affix numbers those (and any number
+  // used twice, off x86) after the largest real one, in the order of their
+  // lowest CPU.
   std::vector<long> socket_number(socket_sets.size(), -1);
   long largest = -1;
   CpuSet used_numbers;
   for (size_t u = 0; u < socket_sets.size(); ++u) {
-    long id = raw.package_id[socket_sets[u].first()];
+    long id = first_id(raw.package_id, socket_sets[u]);
     if (id >= 0 && !used_numbers.test(static_cast<unsigned>(id))) {
       socket_number[u] = id;
       used_numbers.set(static_cast<unsigned>(id));
@@ -166,7 +167,11 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
   masks_from_ids(raw.die_mask, raw.die_id, socket_of, raw.masks, online);
   std::vector<int> die_of;
   auto die_sets = build_units(raw.die_mask, raw.masks, online, die_of);
-  split_compute_units(raw);
+  split_compute_units(root, raw);
+  // A CPU that tells nothing of its place (no id, no mask) is its own core.
+  online.for_each([&](unsigned cpu) {
+    if (!raw.has_topology[cpu]) raw.core_mask[cpu] = raw.masks.add(CpuSet::range(cpu, cpu));
+  });
   // An empty cache mask (ia64's L3) stands for the CPU's core, as in hwloc.
   online.for_each([&](unsigned cpu) {
     int m = raw.llc_mask[cpu];
@@ -199,6 +204,7 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
   UnitGroups groups{socket_of, die_of, llc_of, core_of, socket_sets, die_sets, llc_sets,
                     core_sets, socket_number};
   order_units(topo, groups);
+  topo.warnings = raw.warnings.take();
   return topo;
 }
 

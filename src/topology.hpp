@@ -43,8 +43,10 @@ struct NodeInfo {
   CpuSet cpus;
   std::optional<unsigned long long> memory_total_kb;  // nullopt where unknown
   std::optional<unsigned long long> memory_free_kb;
-  std::vector<unsigned> distances;  // indexed like Topology::nodes (same order)
-  bool has_memory() const { return memory_total_kb.value_or(0) > 0; }
+  std::vector<unsigned> distances;  // indexed like Topology::nodes (same order); empty where unknown
+  // False only where the node's size is known to be 0: a node whose size is
+  // unknown (not read, or left out) may have memory, and the kernel decides.
+  bool has_memory() const { return memory_total_kb.value_or(1) > 0; }
 };
 
 // One unit of a level: its identity and its CPUs (online CPUs with known
@@ -67,7 +69,9 @@ struct Allowed {
 // node cpumap; the *_list files where a mask is missing). A CPU with no
 // unit at a level (no such file, or a mask that conflicts with the others)
 // has -1 there and belongs to no unit of that level; `numa` lists the nodes
-// without online CPUs after the walk, with empty `cpus`.
+// without online CPUs after the walk, with empty `cpus`. A CPU that tells
+// nothing of its place is its own core; packages that share an id while
+// their masks split them are merged on x86 (topology.cpp).
 struct Topology {
   std::vector<CpuInfo> cpus;  // indexed by CPU number, every possible CPU
   std::vector<NodeInfo> nodes;  // sorted by node number
@@ -76,6 +80,9 @@ struct Topology {
   CpuSet isolated;
   unsigned smt = 1;           // largest number of hardware threads of any core
   bool hybrid = false;        // cpu_core / cpu_atom present
+  // What was left out (a file that cannot be read or makes no sense, each
+  // naming the file) or corrected while reading; `topo` prints them.
+  std::vector<std::string> warnings;
 
   // Units in the order of units, per level (Cpu: every online known CPU, in
   // topology order).
@@ -88,17 +95,24 @@ struct Topology {
   CpuSet node_set() const;  // every node number
 };
 
-// What to read beyond CPUs, packages, dies, cores and nodes' CPUs. A launch
-// whose placement cannot depend on them skips them (docs/performance.md):
-// without caches there are no llc units and the order of units ignores
-// them; without memory, nodes have no memory sizes and no distances.
+// What to read. A launch whose placement cannot depend on a part skips it
+// (topology_scope.hpp, docs/performance.md): without the tree only which
+// CPUs exist and which are online are read (and the nodes' CPUs): every
+// online CPU is known, its own only thread, with no socket, node, die, llc
+// or core, and isolated and hybrid CPUs are not read; without caches there
+// are no llc units and the order of units ignores them; without memory,
+// nodes have no memory sizes and no distances.
 struct ReadScope {
+  bool tree = true;  // packages, dies, cores, caches, isolated and hybrid CPUs
   bool caches = true;
   bool memory = true;
 };
 
 // Reads the topology under `root`. Throws Error(Runtime) naming the file and
-// the problem where the root is missing, unreadable, or holds garbage.
+// the problem only where the CPUs or which of them are online cannot be read
+// (a missing root, no CPUs, an online list that is garbage); any other file
+// that cannot be read or makes no sense leaves its attribute out and adds a
+// line to Topology::warnings.
 Topology read_topology(const SysRoot& root, ReadScope scope = {});
 
 // The allowed CPUs and memory nodes of a process ("self" or a PID number) as

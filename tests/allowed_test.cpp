@@ -78,6 +78,36 @@ TEST_CASE("old cpuset mounts (noprefix, /dev/cpuset) found through proc/self/cpu
   CHECK(format_cpulist(c.mems) == "0,2");
 }
 
+TEST_CASE("proc/PID/cpuset alone: the path is looked up on cgroup2 mounts as well as cgroup1") {
+  TempRoot r;
+  r.simple_machine(8, 1);
+  r.write("proc/self/cpuset", "/jobs/7\n");
+  r.write("proc/self/mountinfo", "24 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
+  r.write("proc/self/status", k_status);
+  r.write("sys/fs/cgroup/jobs/7/cpuset.cpus.effective", "4-5\n");
+  r.write("sys/fs/cgroup/jobs/7/cpuset.mems.effective", "0\n");
+  Allowed a = allowed_of(r);
+  CHECK(format_cpulist(a.cpus) == "4-5");
+  CHECK(a.source == "cgroup2:/sys/fs/cgroup/jobs/7/cpuset.cpus.effective");
+}
+
+TEST_CASE("a mount table of megabytes (a container host's) is read line by line") {
+  TempRoot r;
+  r.simple_machine(8, 1);
+  r.write("proc/self/cgroup", "0::/a\n");
+  r.write("proc/self/status", k_status);
+  std::string table;
+  for (size_t i = 0; table.size() <= (5u << 20); ++i)
+    table += std::to_string(100 + i) + " 1 0:" + std::to_string(i) + " / /var/lib/docker/overlay2/" +
+             std::to_string(i) + "/merged rw,relatime - overlay overlay rw,lowerdir=/l" + std::to_string(i) + "\n";
+  table += "99 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+  r.write("proc/self/mountinfo", table);
+  r.write("sys/fs/cgroup/a/cpuset.cpus.effective", "6-7\n");
+  Allowed a = allowed_of(r);
+  CHECK(format_cpulist(a.cpus) == "6-7");
+  CHECK(a.source == "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective");
+}
+
 TEST_CASE("no readable cpuset: the status file; neither under a root: every online CPU") {
   TempRoot r;
   r.simple_machine(4, 1);

@@ -31,6 +31,8 @@ public:
     std::ofstream(full) << content;
   }
   void mkdir(const std::string& rel) const { write(rel + "/.keep", ""); }
+  // Removes ROOT/rel (a file or a whole directory).
+  void remove(const std::string& rel) const { std::system(("rm -rf '" + m_path + "/" + rel + "'").c_str()); }
 
   // A simple machine: `cpus` CPUs, `smt` threads per core (siblings are
   // consecutive), one socket, one node 0, one shared L3, all online.

@@ -217,28 +217,10 @@ TEST_CASE("bad roots: an error that names the file and the problem") {
   }
   CHECK(error_with("sys/devices/system/cpu/online", "0-1,\n").rfind("ROOT/sys/devices/system/cpu/online: ", 0) ==
         0);
-  CHECK(error_with("sys/devices/system/cpu/cpu1/topology/physical_package_id", "banana\n") ==
-        "ROOT/sys/devices/system/cpu/cpu1/topology/physical_package_id: expected a number from -1 to "
-        "1048576, found 'banana'");
-  CHECK(error_with("sys/devices/system/cpu/present", "0-99999\n") ==
-        "ROOT/sys/devices/system/cpu/present: CPU number 99999 is beyond the supported 65535");
-  CHECK(error_with("sys/devices/system/node/node0/distance", "10 x\n") ==
-        "ROOT/sys/devices/system/node/node0/distance: 'x' is not a distance (0 to 1000)");
-  CHECK(error_with("sys/devices/system/node/node0/distance", "10 20\n") ==
-        "ROOT/sys/devices/system/node/node0/distance: 2 distances for 1 nodes");
-  CHECK(error_with("sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: lots kB\n") ==
-        "ROOT/sys/devices/system/node/node0/meminfo: MemTotal is not a number of kB: 'lots'");
-  CHECK(error_with("sys/devices/system/cpu/cpu0/topology/thread_siblings", "zz\n")
-            .rfind("ROOT/sys/devices/system/cpu/cpu0/topology/thread_siblings: invalid cpu mask", 0) == 0);
   CHECK(error_with("sys/devices/system/cpu/online", "") ==
         "ROOT/sys/devices/system/cpu/online: no CPUs online");
-  {
-    TempRoot r;
-    r.simple_machine(2, 1);
-    std::remove((r.path() + "/sys/devices/system/cpu/online").c_str());
-    r.write("sys/devices/system/cpu/cpu1/online", "2\n");
-    CHECK(error_of(r.path()) == r.path() + "/sys/devices/system/cpu/cpu1/online: expected 0 or 1, found '2'");
-  }
+  CHECK(error_with("sys/devices/system/cpu/online", "0-99999\n") ==
+        "ROOT/sys/devices/system/cpu/online: CPU number 99999 is beyond the supported 65535");
   {
     // Without the global list, each CPU's own file says (cpu0 has none).
     TempRoot r;

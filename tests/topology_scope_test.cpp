@@ -1,7 +1,8 @@
-// read_cpus_only (the launch fast path for a bare CPU list) must resolve
-// every plain CPU list exactly as the full topology does: same CPUs, or the
-// same error, on every captured machine; and is_plain_cpulist must refuse
-// everything that needs the tree.
+// scope_for: a read without the tree (the launch fast path for a bare CPU
+// list) must resolve every plain CPU list exactly as the full topology does:
+// same CPUs, or the same error, on every captured machine; scope_for must
+// keep the tree for everything that needs it, and caches and memory where
+// the placement depends on them.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -14,11 +15,13 @@
 #include "error.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
-#include "topology_light.hpp"
+#include "topology_scope.hpp"
 
 using namespace affix;
 
 namespace {
+
+const ReadScope k_cpus_only{false, false, false};
 
 EnvLookup no_env() {
   return [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
@@ -49,14 +52,14 @@ std::vector<std::string> specs_for(const Topology& full) {
 }  // namespace
 
 
-TEST_CASE("topology_light: plain CPU lists resolve as on the full topology, on every capture") {
+TEST_CASE("topology_scope: plain CPU lists resolve as on the full topology, on every capture") {
   auto names = test::corpus_names();
   REQUIRE(names.size() == 26);
   size_t compared = 0;
   for (const auto& name : names) {
     SysRoot root(test::corpus_root(name));
     Topology full = read_topology(root);
-    Topology light = read_cpus_only(root);
+    Topology light = read_topology(root, k_cpus_only);
     INFO(name);
     CHECK(format_cpulist(light.possible) == format_cpulist(full.possible));
     CHECK(format_cpulist(light.online) == format_cpulist(full.online));
@@ -73,9 +76,9 @@ TEST_CASE("topology_light: plain CPU lists resolve as on the full topology, on e
   CHECK(compared > 26 * 10);
 }
 
-TEST_CASE("topology_light: the light read reads no per-CPU topology") {
+TEST_CASE("topology_scope: a read without the tree reads no per-CPU topology") {
   SysRoot root(test::corpus_root("64amd64-4s2n4ca2co"));
-  Topology light = read_cpus_only(root);
+  Topology light = read_topology(root, k_cpus_only);
   CHECK(format_cpulist(light.online) == "0-63");
   CHECK(light.sockets.empty());
   CHECK(light.cores.empty());
@@ -83,13 +86,15 @@ TEST_CASE("topology_light: the light read reads no per-CPU topology") {
   CHECK(light.cpus[5].known);
   CHECK(light.cpus[5].socket == -1);
   CHECK(light.cpus[5].core == -1);
+  CHECK(light.nodes.size() == 8);  // the nodes' CPUs are read: the cpuset's memory nodes are right
+  CHECK(light.warnings.empty());
 }
 
-TEST_CASE("topology_light: only a bare list without tree options takes the fast path") {
+TEST_CASE("topology_scope: only a bare list without tree options takes the fast path") {
   auto plain = [](const std::string& where) {
     PlacementRequest r;
     r.where = where;
-    return is_plain_cpulist(r);
+    return !scope_for(r).tree;
   };
   CHECK(plain("0"));
   CHECK(plain("0-3,8,10-20:2"));
@@ -102,30 +107,30 @@ TEST_CASE("topology_light: only a bare list without tree options takes the fast 
   PlacementRequest r;
   r.where = "0-3";
   r.no_smt = true;
-  CHECK_FALSE(is_plain_cpulist(r));
+  CHECK(scope_for(r).tree);
   r = PlacementRequest{};
   r.where = "0-3";
   r.count = 2;
-  CHECK_FALSE(is_plain_cpulist(r));
+  CHECK(scope_for(r).tree);
   r = PlacementRequest{};
   r.where = "0-3";
   r.exclude = "1";
-  CHECK_FALSE(is_plain_cpulist(r));
+  CHECK(scope_for(r).tree);
   r = PlacementRequest{};
   r.where = "0-3";
   r.order = Order::Scatter;
-  CHECK_FALSE(is_plain_cpulist(r));
+  CHECK(scope_for(r).tree);
   r = PlacementRequest{};
   r.where = "0-3";
   r.slice = SliceRequest{false, 0, 2};
-  CHECK_FALSE(is_plain_cpulist(r));
+  CHECK(scope_for(r).tree);
   r = PlacementRequest{};
   r.where = "0-3";
   r.mem = MemRequest{};
-  CHECK_FALSE(is_plain_cpulist(r));
+  CHECK(scope_for(r).tree);
 }
 
-TEST_CASE("topology_light: every source of possible CPUs counts, as in the full read") {
+TEST_CASE("topology_scope: every source of possible CPUs counts, as in the full read") {
   // online 0-1, present 0-2, a directory for cpu3, node 0 with CPUs 4-5.
   char tmpl[] = "/tmp/affix-light-XXXXXX";
   REQUIRE(mkdtemp(tmpl) != nullptr);
@@ -147,7 +152,7 @@ TEST_CASE("topology_light: every source of possible CPUs counts, as in the full 
   write("sys/devices/system/node/node0/cpumap", "33\n");
   SysRoot root(dir);
   Topology full = read_topology(root);
-  Topology light = read_cpus_only(root);
+  Topology light = read_topology(root, k_cpus_only);
   CHECK(format_cpulist(full.possible) == "0-5");
   CHECK(format_cpulist(light.possible) == "0-5");
   Allowed allowed_full = read_allowed(root, full);
@@ -176,12 +181,14 @@ std::string outcome_of(const PlacementRequest& request, const Topology& topo, co
 
 }  // namespace
 
-TEST_CASE("topology_light: scope_for reads caches and memory only where the placement needs them") {
+TEST_CASE("topology_scope: scope_for reads caches and memory only where the placement needs them") {
   auto scope = [](const std::string& where) {
     PlacementRequest r;
     r.where = where;
     return scope_for(r);
   };
+  CHECK_FALSE(scope("0-3").tree);
+  CHECK(scope("socket:0").tree);
   CHECK_FALSE(scope("socket:0").caches);
   CHECK_FALSE(scope("socket:0").memory);
   CHECK_FALSE(scope("node:0-1+socket:1+cpu:3+0-2").caches);
@@ -213,7 +220,7 @@ TEST_CASE("topology_light: scope_for reads caches and memory only where the plac
   CHECK_FALSE(scope_for(r).caches);
 }
 
-TEST_CASE("topology_light: a scoped read selects the same CPUs as the full read, on every capture") {
+TEST_CASE("topology_scope: a scoped read selects the same CPUs as the full read, on every capture") {
   size_t compared = 0, scoped = 0;
   for (const auto& name : test::corpus_names()) {
     SysRoot root(test::corpus_root(name));

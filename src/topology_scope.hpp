@@ -1,0 +1,24 @@
+#pragma once
+// The least a launch must read of the machine (ReadScope, topology.hpp),
+// so that `affix 0-3 cmd` costs what taskset costs: a bare CPU list
+// (taskset's own syntax) needs only which CPUs exist and which are online,
+// not the tree: on a 4096-CPU machine a handful of files instead of ~50,000
+// (docs/performance.md).
+
+#include "resolver.hpp"
+#include "topology.hpp"
+
+namespace affix {
+
+// What a plain launch of `request` (no -v, --dry-run, --env: those report
+// more than the CPUs) must read; the placement resolves the same on that as
+// on the whole machine:
+// - no tree for a bare list of numbers (N, N-M, N-M:S, commas; not `all`,
+//   no level) without an option that needs the tree (--exclude, --no-smt,
+//   --count, --order scatter, --slice, --mem);
+// - caches only where a step could index by the order of units or name
+//   llc/die/core (a later step, a die/llc/core level, --count, --slice);
+// - memory sizes and distances only with --mem.
+ReadScope scope_for(const PlacementRequest& request);
+
+}  // namespace affix

@@ -1,0 +1,70 @@
+// SysRoot: paths under the root, NUL padding of sysfs attributes, and files
+// read line by line in bounded memory.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "error.hpp"
+#include "sysroot.hpp"
+#include "temp_root.hpp"
+
+using namespace affix;
+using namespace affix::test;
+
+namespace {
+
+std::vector<std::string> lines_of(const SysRoot& root, const std::string& rel, size_t max_line = 1u << 16,
+                                  size_t stop_after = 1000) {
+  std::vector<std::string> out;
+  bool found = root.for_each_line(rel, [&](std::string_view line) {
+    out.emplace_back(line);
+    return out.size() < stop_after;
+  }, max_line);
+  if (!found) out.push_back("(missing)");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sysroot: paths under the root") {
+  CHECK(SysRoot().path("sys/devices") == "/sys/devices");
+  CHECK(SysRoot("/tmp/r/").path("/proc/self") == "/tmp/r/proc/self");
+  CHECK(SysRoot("").is_default());
+}
+
+TEST_CASE("sysroot: NUL bytes after a sysfs attribute are dropped, elsewhere kept") {
+  using namespace std::string_literals;
+  TempRoot r;
+  r.write("sys/a", "0-3\n\0\0"s);
+  r.write("proc/b", "x\0y\0"s);
+  SysRoot root(r.path());
+  CHECK(root.read("sys/a") == "0-3\n");
+  CHECK(root.read("proc/b") == "x\0y\0"s);
+  CHECK(format_cpulist(*root.read_cpulist("sys/a")) == "0-3");
+}
+
+TEST_CASE("sysroot: for_each_line passes each line, cut to max_line, and stops when asked") {
+  TempRoot r;
+  r.write("proc/t", "one\n\ntwo three\nlast without newline");
+  r.write("proc/long", std::string(100, 'x') + "\nshort\n");
+  SysRoot root(r.path());
+  CHECK(lines_of(root, "proc/t") == std::vector<std::string>{"one", "", "two three", "last without newline"});
+  CHECK(lines_of(root, "proc/long", 10) == std::vector<std::string>{std::string(10, 'x'), "short"});
+  CHECK(lines_of(root, "proc/t", 1u << 16, 2) == std::vector<std::string>{"one", ""});
+  CHECK(lines_of(root, "proc/none") == std::vector<std::string>{"(missing)"});
+}
+
+TEST_CASE("sysroot: for_each_line reads past any buffer, and refuses an endless file") {
+  TempRoot r;
+  std::string big;
+  for (int i = 0; i < 100000; ++i) big += "line " + std::to_string(i) + "\n";
+  r.write("proc/big", big);
+  SysRoot root(r.path());
+  auto lines = lines_of(root, "proc/big", 1u << 16, 1000000);
+  REQUIRE(lines.size() == 100000);
+  CHECK(lines[65535] == "line 65535");
+  CHECK(lines.back() == "line 99999");
+  CHECK_THROWS_WITH(root.for_each_line("proc/big", [](std::string_view) { return true; }, 64, 4096),
+                    r.path() + "/proc/big: file larger than 4096 bytes");
+}
