@@ -13,7 +13,7 @@ namespace affix {
 CpuModel read_cpu_model(const SysRoot& root) {
   CpuModel model;
   bool in_processor = false;
-  bool has_vendor = false, has_family = false;
+  bool has_vendor = false, has_family = false, has_ia64_vendor = false, has_ia64_family = false;
   root.for_each_line("proc/cpuinfo", [&](std::string_view line) {
     if (trim_space(line).empty()) return !in_processor;  // a blank line ends the first processor
     size_t colon = line.find(':');
@@ -26,6 +26,10 @@ CpuModel read_cpu_model(const SysRoot& root) {
     } else if (key == "vendor_id") {
       has_vendor = true;
       model.vendor = value;
+    } else if (key == "vendor") {
+      has_ia64_vendor = true;
+    } else if (key == "family") {
+      has_ia64_family = true;
     } else if (key == "cpu family") {
       has_family = true;
       if (auto v = parse_decimal(value, 1u << 20)) model.family = static_cast<long>(*v);
@@ -33,6 +37,7 @@ CpuModel read_cpu_model(const SysRoot& root) {
     return true;
   });
   model.x86 = has_vendor && has_family;
+  model.ia64 = has_ia64_vendor && has_ia64_family;
   return model;
 }
 
@@ -63,9 +68,10 @@ void split_compute_units(const SysRoot& root, RawTopology& raw) {
 
 // Packages that share a physical_package_id while their masks split them:
 // some kernels on two-ring Intel Xeon E5 v3 give each ring its own
-// core_siblings. hwloc's Linux backend (1.10 to 2.1) merges such packages
-// into the first one on x86, and so does affix (with a warning); elsewhere
-// they stay apart and the later ones are numbered after the largest id.
+// core_siblings (a buggy BIOS gives the same on some x86 and ia64
+// machines). hwloc's Linux backend merges such packages into the first one,
+// and so does affix on x86 and ia64 (with a warning); elsewhere they stay
+// apart and the later ones are numbered after the largest id.
 void merge_split_packages(const SysRoot& root, RawTopology& raw, std::vector<CpuSet>& sets,
                           std::vector<int>& unit_of) {
   std::map<long, size_t> first;                    // package id -> its first unit
@@ -76,7 +82,9 @@ void merge_split_packages(const SysRoot& root, RawTopology& raw, std::vector<Cpu
     auto [it, fresh] = first.try_emplace(id, u);
     if (!fresh) merges.emplace_back(it->second, u);
   }
-  if (merges.empty() || !read_cpu_model(root).x86) return;
+  if (merges.empty()) return;
+  CpuModel model = read_cpu_model(root);
+  if (!model.x86 && !model.ia64) return;
   for (auto [into, from] : merges) {
     raw.warnings.add(fmt::format("CPUs {} and {} have the same physical_package_id {} but different package "
                                  "masks: taken as one socket, as hwloc does",

@@ -84,9 +84,19 @@ TEST_CASE("packages that share a physical_package_id but whose masks split them 
                  "socket, as hwloc does"});
 }
 
+TEST_CASE("packages split by their masks are merged on ia64 too") {
+  TempRoot r;
+  split_packages(r);
+  r.write("proc/cpuinfo", "processor  : 0\nvendor     : GenuineIntel\narch       : IA-64\nfamily     : Itanium 2\n\n");
+  Topology t = read_topology(SysRoot(r.path()));
+  CHECK(unit_lists(t.sockets) == std::vector<std::string>{"0-3", "4-7"});
+  CHECK(unit_ids(t.sockets) == std::vector<long>{0, 1});
+  CHECK(warnings_of(t, r).size() == 2);
+}
+
 TEST_CASE("elsewhere packages split by their masks stay apart, numbered after the largest id") {
   TempRoot r;
-  split_packages(r);  // no proc/cpuinfo: not known to be x86
+  split_packages(r);  // no proc/cpuinfo: not known to be x86 or ia64
   Topology t = read_topology(SysRoot(r.path()));
   CHECK(unit_lists(t.sockets) == std::vector<std::string>{"0-1", "2-3", "4-5", "6-7"});
   CHECK(unit_ids(t.sockets) == std::vector<long>{0, 2, 1, 3});
