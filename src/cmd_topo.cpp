@@ -19,7 +19,6 @@ int command_topo(const Args& args) {
   app.add_flag("--json", json, "print one JSON document")->disable_flag_override();
   app.add_option("--root", root, "read DIR/sys and DIR/proc instead of /sys and /proc")->type_name("DIR");
   if (!parse_cli11(app, args, "topo")) return k_exit_ok;
-  if (root.empty()) throw Error(ErrorKind::Usage, "option '--root' needs a directory");
   SysRoot sysroot(root);
   Topology topo = read_topology(sysroot);
   Allowed allowed = read_allowed(sysroot, topo);
