@@ -1,7 +1,7 @@
 #pragma once
 // The command lines of run, explain and pin: argv words -> a plain struct.
 // Parsing only, no side effects (nothing is read, nothing is checked against
-// the machine). Rules (cli.md "Commands"):
+// the machine). Rules (affix(1), DESCRIPTION):
 //   - affix's options may stand before or after WHERE;
 //   - run: the first word after WHERE that is not one of affix's options
 //     starts the command, and everything from there on belongs to it
