@@ -22,10 +22,18 @@ bool is_help(const CLI::Option& o) {
   return std::find(l.begin(), l.end(), "help") != l.end();
 }
 
-// "--root" or "-i": how the usage and the messages name an option.
-std::string option_name(const CLI::Option& o) {
+// "-i" or "--root": how the usage line names an option (the short name
+// first, as a synopsis does).
+std::string usage_name(const CLI::Option& o) {
   if (!o.get_snames().empty()) return "-" + o.get_snames().front();
   return "--" + o.get_lnames().front();
+}
+
+// "--interval": how a message names an option however it was written, as
+// the hand parser does ("option '--count' given twice" for -n).
+std::string message_name(const CLI::Option& o) {
+  if (!o.get_lnames().empty()) return "--" + o.get_lnames().front();
+  return "-" + o.get_snames().front();
 }
 
 // One word that looks like an option, split as the hand parser splits it.
@@ -124,7 +132,7 @@ struct Checker {
         if (value.empty()) fail(fmt::format("option '{}' needs a value", ow.name));
         if (ow.option->get_items_expected_max() == 1)
           for (const auto& [o, v] : values)
-            if (o == ow.option) fail(fmt::format("option '{}' given twice", option_name(*o)));
+            if (o == ow.option) fail(fmt::format("option '{}' given twice", message_name(*o)));
         values.emplace_back(ow.option, value);
         continue;
       }
@@ -142,7 +150,7 @@ std::string cli11_usage(const CLI::App& app) {
   std::string out = "usage: " + app.get_name();
   for (const CLI::Option* o : app.get_options()) {
     if (!o->nonpositional() || is_help(*o)) continue;
-    out += " [" + option_name(*o);
+    out += " [" + usage_name(*o);
     if (!is_flag(*o)) out += " " + o->get_type_name();
     out += "]";
   }
@@ -172,7 +180,7 @@ bool parse_cli11(CLI::App& app, const Args& args, const char* command) {
         option->add_result(value);
         option->run_callback();
       } catch (const CLI::ParseError&) {
-        checker.fail(fmt::format("invalid value '{}' for option '{}'", value, option_name(*option)));
+        checker.fail(fmt::format("invalid value '{}' for option '{}'", value, message_name(*option)));
       }
     }
     checker.fail(fmt::format("invalid command line for '{}'", command));

@@ -11,7 +11,7 @@
 // each with the hint `usage: affix topo [--json] [--root DIR]; see 'affix
 // topo --help'` where no nearer word is found. Only then does CLI11 store the
 // values; a value CLI11 cannot convert (a typed option) is
-//   invalid value 'x' for option '-i'
+//   invalid value 'x' for option '--interval'
 // Like the hand parser, a flag with a value attached (`--json=1`, `-hx`) is
 // an error, an empty value (`--root=`, `--root ''`) is no value (CLI11 would
 // let `--root=` take the next word), and `--help` stops the checking where

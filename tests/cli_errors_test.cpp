@@ -88,9 +88,10 @@ TEST_CASE("parse_cli11: every mistake in affix's words") {
   CHECK(error_of<TopoLike>({"--root", "a", "--root=b"}, "topo") == "option '--root' given twice");
   CHECK(error_of<TopoLike>({"extra"}, "topo") == "unexpected argument 'extra' for 'topo'");
   CHECK(error_of<TopoLike>({"--", "--json"}, "topo") == "unexpected argument '--json' for 'topo'");
-  CHECK(error_of<ShowLike>({"-i", "x"}, "show", &hint) == "invalid value 'x' for option '-i'");
+  CHECK(error_of<ShowLike>({"-i", "x"}, "show", &hint) == "invalid value 'x' for option '--interval'");
   CHECK(hint == "usage: affix show [--json] [--root DIR] [-i SECONDS] [PID...]; see 'affix show --help'");
-  CHECK(error_of<ShowLike>({"--interval=fast", "1"}, "show") == "invalid value 'fast' for option '-i'");
+  CHECK(error_of<ShowLike>({"--interval=fast", "1"}, "show") == "invalid value 'fast' for option '--interval'");
+  CHECK(error_of<ShowLike>({"-i", "1", "--interval=2"}, "show") == "option '--interval' given twice");
   // Flags may be repeated, as in the hand parser.
   CHECK(error_of<TopoLike>({"--json", "--json"}, "topo") == "no error");
 }
