@@ -108,6 +108,7 @@ struct Found {
   CpuSet cpus;
   std::optional<CpuSet> mems;
   std::string source;
+  std::string mems_source;  // where mems came from
 };
 
 // A cpulist file under the root, or nullopt where it is missing.
@@ -121,9 +122,12 @@ std::optional<Found> from_files(const SysRoot& root, const std::string& dir, con
   for (const char* name : cpu_names) {
     std::string path = dir + "/" + name;
     if (auto cpus = read_list(root, path)) {
-      Found f{*cpus, std::nullopt, tag + ":" + path};
+      Found f{*cpus, std::nullopt, tag + ":" + path, {}};
       for (const char* mem : mem_names)
-        if ((f.mems = read_list(root, dir + "/" + mem))) break;
+        if ((f.mems = read_list(root, dir + "/" + mem))) {
+          f.mems_source = tag + ":" + dir + "/" + mem;
+          break;
+        }
       return f;
     }
   }
@@ -201,7 +205,7 @@ std::optional<Found> from_status(const SysRoot& root, const std::string& proc) {
   };
   auto cpus = field("Cpus_allowed_list:");
   if (!cpus) return std::nullopt;
-  return Found{*cpus, field("Mems_allowed_list:"), "status:/" + path};
+  return Found{*cpus, field("Mems_allowed_list:"), "status:/" + path, "status:/" + path};
 }
 
 }  // namespace
@@ -219,6 +223,7 @@ Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::strin
     out.cpus = found->cpus & topo.online;
     out.mems = found->mems ? *found->mems & topo.node_set() : topo.node_set();
     out.source = found->source;  // paths as seen inside the root
+    out.mems_source = found->mems ? found->mems_source : "all-nodes";
     return out;
   }
   if (root.is_default())
@@ -227,6 +232,7 @@ Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::strin
   out.cpus = topo.online;
   out.mems = topo.node_set();
   out.source = "all-online";
+  out.mems_source = "all-nodes";
   return out;
 }
 

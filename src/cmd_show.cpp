@@ -31,6 +31,7 @@ std::optional<ShowOptions> parse_show(const Args& args) {
   CLI::App app{"Where processes and their threads may run and did run: each thread's CPU list and\n"
                "the CPU (and node) it last ran on, and the pages per NUMA node.",
                "affix show"};
+  app.set_help_flag("-h,--help", "this text");
   app.add_flag("--json", o.json, "print one JSON document")->disable_flag_override();
   app.add_flag("--pinned", o.pinned, "every process with a thread narrower than its allowed CPUs")
       ->disable_flag_override();

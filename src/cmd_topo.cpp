@@ -17,10 +17,10 @@ int command_topo(const Args& args) {
   CLI::App app{"Show the machine: sockets, nodes, caches, cores, threads, memory, distances", "affix topo"};
   bool json = false;
   std::string root = "/";
+  app.set_help_flag("-h,--help", "this text");
   app.add_flag("--json", json, "print one JSON document")->disable_flag_override();
   app.add_option("--root", root, "read DIR/sys and DIR/proc instead of /sys and /proc")->type_name("DIR");
   if (!parse_cli11(app, args, "topo")) return k_exit_ok;
-  if (root.empty()) throw Error(ErrorKind::Usage, "option '--root' needs a directory");
   SysRoot sysroot(root);
   Topology topo = read_topology(sysroot);
   for (const auto& warning : topo.warnings) print_warning(warning);

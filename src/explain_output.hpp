@@ -2,7 +2,7 @@
 // What `affix explain` prints: the resolved placement, the allowed set and
 // where it came from, the memory policy, the CPUs dropped and why, the
 // variables `run --env` would export, and the warnings. Text for people,
-// JSON with the contract's fields (cli.md "Output").
+// JSON with the fields affix(1) lists under OUTPUT.
 
 #include <string>
 

@@ -8,6 +8,7 @@
 
 #include "diag.hpp"
 #include "error.hpp"
+#include "placement_cli.hpp"
 
 namespace affix {
 
@@ -84,9 +85,12 @@ ExecFailure exec_failure(const std::string& command, int error) {
       f.message = fmt::format("cannot execute '{}': {}", command, std::strerror(error));
     else
       f.message = fmt::format("command not found: '{}'", command);
-    if (!command.empty() && command[0] == '-')
+    if (!command.empty() && command[0] == '-') {
       f.hint = fmt::format("'{}' is not an affix option: the command starts at the first word "
                            "after WHERE that is not one", command);
+      std::string near = option_hint(command, CommandKind::Run);
+      if (!near.empty()) f.hint += " (" + near + ")";
+    }
     return f;
   }
   return {k_exit_cannot_exec, fmt::format("cannot execute '{}': {}", command, std::strerror(error)),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -20,7 +21,9 @@ const char* level_plural(Level level) {
 
 namespace {
 
-std::string printable(std::string_view s) {
+// One character per byte (a ? for any that is not printable ASCII), so the
+// caret under a spec stays under the character it points at.
+std::string caret_safe(std::string_view s) {
   std::string out(s);
   for (char& c : out)
     if (c < 0x20 || c > 0x7e) c = '?';
@@ -30,23 +33,31 @@ std::string printable(std::string_view s) {
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+struct LevelName {
+  const char* word;
+  Level level;
+};
+constexpr LevelName k_level_names[] = {
+    {"socket", Level::Socket}, {"package", Level::Socket}, {"node", Level::Node},
+    {"numa", Level::Node},     {"die", Level::Die},         {"llc", Level::Llc},
+    {"l3", Level::Llc},        {"core", Level::Core},       {"cpu", Level::Cpu},
+    {"thread", Level::Cpu},    {"pu", Level::Cpu},
+};
+
 bool level_from_word(std::string_view w, Level& out) {
-  struct Name {
-    const char* word;
-    Level level;
-  };
-  static const Name names[] = {
-      {"socket", Level::Socket}, {"package", Level::Socket}, {"node", Level::Node},
-      {"numa", Level::Node},     {"die", Level::Die},         {"llc", Level::Llc},
-      {"l3", Level::Llc},        {"core", Level::Core},       {"cpu", Level::Cpu},
-      {"thread", Level::Cpu},    {"pu", Level::Cpu},
-  };
-  for (const auto& n : names)
+  for (const auto& n : k_level_names)
     if (w == n.word) {
       out = n.level;
       return true;
     }
   return false;
+}
+
+// "did you mean 'socket'?" for a word close to a level name (`sokcet`).
+std::string level_hint(std::string_view w) {
+  std::vector<std::string> words;
+  for (const auto& n : k_level_names) words.emplace_back(n.word);
+  return did_you_mean(w, words);
 }
 
 class Parser {
@@ -61,7 +72,7 @@ public:
       if (at_end() || peek() == '+') fail("missing location before '+'", m_pos);
       loc.terms.push_back(term());
       if (at_end()) break;
-      if (peek() != '+') fail(fmt::format("unexpected '{}'", printable(m_s.substr(m_pos, 1))), m_pos);
+      if (peek() != '+') fail(fmt::format("unexpected '{}'", caret_safe(m_s.substr(m_pos, 1))), m_pos);
       ++m_pos;
       if (at_end()) fail("missing location after '+'", m_pos);
     }
@@ -69,8 +80,8 @@ public:
   }
 
 private:
-  [[noreturn]] void fail(std::string_view reason, size_t pos) const {
-    throw Error(ErrorKind::Spec, spec_error_text(m_s, reason, pos));
+  [[noreturn]] void fail(std::string_view reason, size_t pos, std::string hint = {}) const {
+    throw Error(ErrorKind::Spec, spec_error_text(m_s, reason, pos), std::move(hint));
   }
   bool at_end() const { return m_pos >= m_s.size(); }
   char peek() const { return m_s[m_pos]; }
@@ -96,7 +107,7 @@ private:
     } else {
       if (!is_letter(peek()))
         fail(fmt::format("expected a level or a CPU number, found '{}'",
-                         printable(m_s.substr(m_pos, 1))),
+                         caret_safe(m_s.substr(m_pos, 1))),
              m_pos);
       t.steps.push_back(step());
       while (!at_end() && peek() == '.') {
@@ -121,13 +132,13 @@ private:
     s.position = m_pos;
     if (!is_letter(peek())) {
       fail(fmt::format("expected a level (socket, node, die, llc, core, cpu), found '{}'",
-                       printable(m_s.substr(m_pos, 1))),
+                       caret_safe(m_s.substr(m_pos, 1))),
            m_pos);
     }
     std::string_view w = word();
     if (!level_from_word(w, s.level))
-      fail(fmt::format("unknown level '{}' (socket, node, die, llc, core, cpu)", printable(w)),
-           s.position);
+      fail(fmt::format("unknown level '{}' (socket, node, die, llc, core, cpu)", caret_safe(w)),
+           s.position, level_hint(w));
     if (at_end() || peek() != ':') fail(fmt::format("expected ':' after '{}'", w), m_pos);
     ++m_pos;
     s.ids = ids();
@@ -173,7 +184,7 @@ private:
     if (at_end()) fail("missing number", m_pos);
     if (peek() == ',') fail("stray comma", m_pos);
     if (!is_digit(peek()))
-      fail(fmt::format("expected a number, found '{}'", printable(m_s.substr(m_pos, 1))), m_pos);
+      fail(fmt::format("expected a number, found '{}'", caret_safe(m_s.substr(m_pos, 1))), m_pos);
     size_t start = m_pos;
     unsigned long long v = 0;
     bool too_big = false;
@@ -194,7 +205,7 @@ private:
 }  // namespace
 
 std::string spec_error_text(std::string_view spec, std::string_view reason, size_t position) {
-  std::string shown = printable(spec);
+  std::string shown = caret_safe(spec);
   return fmt::format("invalid location '{}': {}\n  {}\n  {}^", shown, reason, shown,
                      std::string(position, ' '));
 }

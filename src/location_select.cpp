@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "error.hpp"
@@ -31,6 +32,7 @@ public:
       out.offline |= offline;
     }
     out.offline -= out.cpus;
+    out.cpuless_nodes = m_cpuless;
     return out;
   }
 
@@ -54,6 +56,14 @@ private:
       if (in) out.set(cpu);
     });
     return out;
+  }
+
+  // A node named by number that has no CPU at all (not one offline either):
+  // the resolver says so where the selection ends up empty, rather than
+  // blaming the allowed set (a memory-only node is for --mem).
+  void note_cpuless(unsigned id, std::optional<size_t> index) {
+    if (index && (!m_topo.numa[*index].cpus.empty() || !offline_of(Level::Node, *index).empty())) return;
+    m_cpuless.set(id);
   }
 
   void check_named_cpu(unsigned cpu) const {
@@ -123,8 +133,12 @@ private:
         if (by_number) {
           const auto& index = s.level == Level::Socket ? m_socket_index : m_node_index;
           auto it = index.find(id);
-          if (it != index.end()) return take(it->second);
+          if (it != index.end()) {
+            if (s.level == Level::Node) note_cpuless(id, it->second);
+            return take(it->second);
+          }
           if (s.level == Level::Node && node_exists(id)) {  // a node without CPUs
+            note_cpuless(id, std::nullopt);
             parts.push_back(Part{fmt::format("node:{}", id), {}, {}});
             return;
           }
@@ -181,17 +195,45 @@ private:
       for (const IdRange& r : s.ids.ranges)
         for_each_id(r, [&](unsigned id) {
           if (id >= candidates.size()) {
-            throw Error(ErrorKind::Resolution,
-                        candidates.empty()
-                            ? fmt::format("no {} {} in {} (it has no {})", word, id, parent.label,
-                                          level_plural(s.level))
-                            : fmt::format("no {} {} in {} ({}: {})", word, id, parent.label,
-                                          level_plural(s.level), index_range(candidates.size())));
+            std::string what = candidates.empty()
+                                   ? fmt::format("no {} {} in {} (it has no {})", word, id, parent.label,
+                                                 level_plural(s.level))
+                                   : fmt::format("no {} {} in {} ({}: {})", word, id, parent.label,
+                                                 level_plural(s.level), index_range(candidates.size()));
+            // The unit may be there but offline: say so, not only that it is missing.
+            CpuSet unplaced = offline_unplaced_near(parent.cpus);
+            if (!parent.offline.empty())
+              what += fmt::format("; CPU{} {} of {} {} offline", parent.offline.count() == 1 ? "" : "s",
+                                  format_cpulist(parent.offline), parent.label,
+                                  parent.offline.count() == 1 ? "is" : "are");
+            else if (!unplaced.empty())
+              what += fmt::format("; CPU{} {} {} offline, and the kernel no longer says where {} belong{}",
+                                  unplaced.count() == 1 ? "" : "s", format_cpulist(unplaced),
+                                  unplaced.count() == 1 ? "is" : "are",
+                                  unplaced.count() == 1 ? "it" : "they", unplaced.count() == 1 ? "s" : "");
+            throw Error(ErrorKind::Resolution, what);
           }
           take(id);
         });
     }
     return parts;
+  }
+
+  // Offline CPUs whose place the kernel no longer reports, on a node of
+  // `cpus` (or on no known node): they may be what a later step misses.
+  CpuSet offline_unplaced_near(const CpuSet& cpus) const {
+    CpuSet nodes;
+    cpus.for_each([&](unsigned cpu) {
+      if (cpu < m_topo.cpus.size() && m_topo.cpus[cpu].node >= 0)
+        nodes.set(static_cast<unsigned>(m_topo.cpus[cpu].node));
+    });
+    CpuSet out;
+    (m_topo.possible - m_topo.online).for_each([&](unsigned cpu) {
+      if (cpu >= m_topo.cpus.size()) return;
+      const CpuInfo& c = m_topo.cpus[cpu];
+      if (!c.known && (c.node < 0 || nodes.test(static_cast<unsigned>(c.node)))) out.set(cpu);
+    });
+    return out;
   }
 
   bool node_exists(unsigned id) const {
@@ -221,6 +263,7 @@ private:
   SelectMode m_mode;
   std::unordered_map<long, size_t> m_socket_index, m_node_index;
   CpuSet m_offline_known;
+  CpuSet m_cpuless;
   std::vector<int> m_unit_index[6];
 };
 

@@ -33,6 +33,7 @@ struct LocationSelection {
   CpuSet cpus;         // online, allowed
   CpuSet offline;      // offline CPUs (with known place) of the units named
   CpuSet not_allowed;  // online CPUs of the units named that are not allowed
+  CpuSet cpuless_nodes;  // nodes named by number that have no CPU, online or offline
 };
 
 // Throws Error(Resolution) as described above (never for an empty result:

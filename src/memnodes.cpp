@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <optional>
 
 #include "error.hpp"
 
@@ -12,6 +13,24 @@ namespace {
 
 bool mem_allowed(const Allowed& allowed, unsigned node) {
   return allowed.mems.empty() || allowed.mems.test(node);
+}
+
+// The allowed node with memory nearest to topo.nodes[i] by its distance
+// row; nodes are sorted by number, so the first minimum is the lowest number.
+std::optional<unsigned> nearest_with_memory(const Topology& topo, size_t i, const Allowed& allowed) {
+  const NodeInfo& n = topo.nodes[i];
+  std::optional<unsigned> best;
+  unsigned best_distance = std::numeric_limits<unsigned>::max();
+  for (size_t j = 0; j < topo.nodes.size(); ++j) {
+    const NodeInfo& m = topo.nodes[j];
+    if (j == i || !m.has_memory() || !mem_allowed(allowed, m.node)) continue;
+    unsigned d = j < n.distances.size() ? n.distances[j] : std::numeric_limits<unsigned>::max() - 1;
+    if (!best || d < best_distance) {
+      best = m.node;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -25,26 +44,14 @@ CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Al
       out.set(n.node);
       continue;
     }
-    // Nearest allowed node with memory by this node's distance row; nodes
-    // are sorted by number, so the first minimum is the lowest number.
-    std::optional<unsigned> best;
-    unsigned best_distance = std::numeric_limits<unsigned>::max();
-    for (size_t j = 0; j < topo.nodes.size(); ++j) {
-      const NodeInfo& m = topo.nodes[j];
-      if (j == i || !m.has_memory() || !mem_allowed(allowed, m.node)) continue;
-      unsigned d = j < n.distances.size() ? n.distances[j] : std::numeric_limits<unsigned>::max() - 1;
-      if (!best || d < best_distance) {
-        best = m.node;
-        best_distance = d;
-      }
-    }
-    if (best) out.set(*best);
+    if (auto best = nearest_with_memory(topo, i, allowed)) out.set(*best);
   }
   if (out.empty())
     throw Error(ErrorKind::Resolution,
-                fmt::format("no allowed memory node for the CPUs' nodes {} (allowed: {})",
+                fmt::format("no allowed memory node for the CPUs' nodes {} (allowed: {}, from {})",
                             list_or_none(cpu_nodes),
-                            allowed.mems.empty() ? "all" : format_cpulist(allowed.mems)));
+                            allowed.mems.empty() ? "all" : format_cpulist(allowed.mems),
+                            allowed.mems_source));
   return out;
 }
 
@@ -53,15 +60,20 @@ CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const All
   if (!parsed)
     throw Error(ErrorKind::Spec, fmt::format("invalid memory nodes: {}", parsed.error.message));
   parsed.value->for_each([&](unsigned node) {
-    bool exists = false;
-    for (const auto& n : topo.nodes) exists = exists || n.node == node;
-    if (!exists)
+    size_t i = 0;
+    while (i < topo.nodes.size() && topo.nodes[i].node != node) ++i;
+    if (i == topo.nodes.size())
       throw Error(ErrorKind::Resolution, fmt::format("no node {} on this machine (nodes: {})",
                                                      node, list_or_none(topo.node_set())));
+    if (!topo.nodes[i].has_memory()) {
+      auto nearest = nearest_with_memory(topo, i, allowed);
+      throw Error(ErrorKind::Resolution, fmt::format("node {} has no memory", node),
+                  nearest ? fmt::format("the nearest node with memory is {}", *nearest) : std::string());
+    }
     if (!mem_allowed(allowed, node))
       throw Error(ErrorKind::Resolution,
                   fmt::format("memory node {} is not allowed (allowed: {}, from {})", node,
-                              format_cpulist(allowed.mems), allowed.source));
+                              format_cpulist(allowed.mems), allowed.mems_source));
   });
   return *parsed.value;
 }

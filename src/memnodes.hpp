@@ -8,8 +8,9 @@
 // size is unknown counts as having memory. An empty Allowed::mems means
 // every node is allowed.
 //
-// Explicit NODES: a node list (cpulist syntax); every node must exist and be
-// allowed.
+// Explicit NODES: a node list (cpulist syntax); every node must exist, have
+// memory (a node whose MemTotal is 0 kB has none; one whose size is unknown
+// counts as having some) and be allowed by the cpuset's memory nodes.
 
 #include <string_view>
 
@@ -24,7 +25,8 @@ namespace affix {
 CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Allowed& allowed);
 
 // Throws Error(Spec) for a malformed list, Error(Resolution) for a node that
-// does not exist or is not allowed.
+// does not exist, has no memory, or is not allowed (naming the file that
+// said so: Allowed::mems_source).
 CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const Allowed& allowed);
 
 

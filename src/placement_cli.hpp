@@ -1,7 +1,7 @@
 #pragma once
 // The command lines of run, explain and pin: argv words -> a plain struct.
 // Parsing only, no side effects (nothing is read, nothing is checked against
-// the machine). Rules (cli.md "Commands"):
+// the machine). Rules (affix(1), DESCRIPTION):
 //   - affix's options may stand before or after WHERE;
 //   - run: the first word after WHERE that is not one of affix's options
 //     starts the command, and everything from there on belongs to it
@@ -10,9 +10,9 @@
 //     given is then the next word;
 //   - value options take `--opt VALUE`, `--opt=VALUE`, and for short ones
 //     `-n VALUE` / `-nVALUE`.
-// A hand parser rather than CLI11: CLI11 cannot express "stop at the first
-// positional after WHERE", and every message must be affix's own. Errors
-// throw affix::Error(Usage) with messages like
+// A hand parser rather than CLI11: placement_cli.cpp says why. Errors are
+// affix::Error(Usage), in the same words as parse_cli11's (cli_errors.hpp):
+//   unknown option '--bogus' for 'pin'
 //   option '--count' needs a value
 //   invalid --count 'x': expected a whole number from 1 to 1048576
 
@@ -53,6 +53,10 @@ struct CommandLine {
 // given twice with values, a missing WHERE, a run without a command, an
 // explain with extra words, a pin without IDs.
 CommandLine parse_command_line(CommandKind kind, const Args& args);
+
+// "did you mean '--no-smt'?" for a word close to one of the command's long
+// options (`--no-smtt`, `--no-smtt=1`); empty where none is that close.
+std::string option_hint(const std::string& word, CommandKind kind);
 
 // The --help text of a command.
 std::string command_help(CommandKind kind);

@@ -47,6 +47,76 @@ void add_numa_token(std::string_view token, NodePages& pages) {
   total = std::min(total + *count, k_max_pages);
 }
 
+// numa_maps, fed in chunks of any size: memory stays bounded whatever the
+// file's size (a token is kept up to 256 bytes; a line's policy and pages).
+class NumaMapsParser {
+public:
+  void feed(std::string_view chunk) {
+    for (char c : chunk) {
+      if (c == ' ' || c == '\n') {
+        end_token();
+        if (c == '\n') end_line();
+      } else if (m_token.size() < 256) {
+        m_token += c;
+      }
+    }
+  }
+
+  NumaUsage finish() {
+    end_token();
+    end_line();
+    NumaUsage out;
+    out.pages = std::move(m_pages);
+    unsigned long long most = 0;
+    for (const auto& [policy, pages] : m_policies) {
+      if (out.policy.empty() || pages > most) {
+        out.policy = policy;
+        most = pages;
+      }
+    }
+    return out;
+  }
+
+private:
+  void end_token() {
+    if (m_token.empty()) return;
+    ++m_field;
+    if (m_field == 2) {
+      m_policy = m_token;
+    } else if (m_field == 3 && ((m_policy == "prefer" && m_token.rfind("(many)", 0) == 0) ||
+                                (m_policy == "weighted" && m_token.rfind("interleave", 0) == 0))) {
+      m_policy += ' ' + m_token;  // "prefer (many):0-1", "weighted interleave:0-1"
+    } else {
+      add_numa_token(m_token, m_line_pages);
+    }
+    m_token.clear();
+  }
+
+  void end_line() {
+    if (m_field >= 2) {
+      unsigned long long total = 0;
+      for (const auto& [node, count] : m_line_pages) {
+        auto& sum = m_pages[node];
+        sum = std::min(sum + count, k_max_pages);
+        total = std::min(total + count, k_max_pages);
+      }
+      auto it = std::find_if(m_policies.begin(), m_policies.end(),
+                             [&](const auto& p) { return p.first == m_policy; });
+      if (it == m_policies.end()) m_policies.emplace_back(m_policy, total);
+      else it->second = std::min(it->second + total, k_max_pages);
+    }
+    m_line_pages.clear();
+    m_field = 0;
+  }
+
+  std::string m_token;
+  int m_field = 0;  // fields seen on this line
+  std::string m_policy;
+  NodePages m_line_pages;
+  NodePages m_pages;
+  std::vector<std::pair<std::string, unsigned long long>> m_policies;  // in order of first line
+};
+
 }  // namespace
 
 std::optional<StatLine> parse_stat(std::string_view text) {
@@ -119,15 +189,12 @@ std::optional<StatusInfo> parse_status(std::string_view text) {
   return info;
 }
 
-NodePages parse_numa_maps(std::string_view text) {
-  NodePages pages;
-  while (!text.empty()) {
-    auto end = text.find_first_of(" \n");
-    add_numa_token(text.substr(0, end), pages);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return pages;
+NodePages parse_numa_maps(std::string_view text) { return parse_numa_usage(text).pages; }
+
+NumaUsage parse_numa_usage(std::string_view text) {
+  NumaMapsParser parser;
+  parser.feed(text);
+  return parser.finish();
 }
 
 std::string proc_dir(pid_t pid) { return fmt::format("proc/{}", pid); }
@@ -165,11 +232,16 @@ std::optional<std::vector<pid_t>> read_tasks(const SysRoot& root, pid_t pid) {
 }
 
 std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
+  auto usage = read_numa_usage(root, pid);
+  if (!usage) return std::nullopt;
+  return std::move(usage->pages);
+}
+
+std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid) {
   std::string path = root.path(proc_dir(pid) + "/numa_maps");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
-  NodePages pages;
-  std::string token;  // a token split across chunks; dropped beyond 256 bytes
+  NumaMapsParser parser;
   char buf[65536];
   unsigned long long total = 0;
   while (true) {
@@ -185,19 +257,10 @@ std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
       ::close(fd);
       throw Error(ErrorKind::Runtime, fmt::format("{}: larger than {} bytes", path, k_max_numa_maps_size));
     }
-    for (ssize_t i = 0; i < n; ++i) {
-      char c = buf[i];
-      if (c == ' ' || c == '\n') {
-        add_numa_token(token, pages);
-        token.clear();
-      } else if (token.size() < 256) {
-        token += c;
-      }
-    }
+    parser.feed(std::string_view(buf, static_cast<size_t>(n)));
   }
   ::close(fd);
-  add_numa_token(token, pages);
-  return pages;
+  return parser.finish();
 }
 
 std::vector<pid_t> list_pids(const SysRoot& root) {
@@ -234,17 +297,20 @@ long CpuNodes::node_of(long cpu) const {
   return m_node[static_cast<size_t>(cpu)];
 }
 
-std::string format_id_list(const std::vector<pid_t>& ids) {
+std::string format_id_list(const std::vector<pid_t>& ids, size_t width) {
   std::string out;
   size_t i = 0;
   while (i < ids.size()) {
     size_t j = i;
     while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    std::string item = std::to_string(ids[i]);
+    if (j > i) item += '-' + std::to_string(ids[j]);
+    if (!out.empty() && out.size() + 1 + item.size() > width) break;
     if (!out.empty()) out += ',';
-    out += std::to_string(ids[i]);
-    if (j > i) out += '-' + std::to_string(ids[j]);
+    out += item;
     i = j + 1;
   }
+  if (i < ids.size()) out += fmt::format(" +{} more", ids.size() - i);
   return out;
 }
 

@@ -51,6 +51,17 @@ std::optional<StatusInfo> parse_status(std::string_view text);
 using NodePages = std::map<unsigned, unsigned long long>;
 NodePages parse_numa_maps(std::string_view text);
 
+// What numa_maps says of a process: its pages per node, and the memory
+// policy (each line's second field, as the kernel writes it: "default",
+// "bind:2", "interleave:0-1", "prefer:1", "prefer (many):0-1", with flags
+// "bind=static:0-1") that covers the most pages, ties to the first line's;
+// "" where no line shows one.
+struct NumaUsage {
+  NodePages pages;
+  std::string policy;
+};
+NumaUsage parse_numa_usage(std::string_view text);
+
 // "proc/PID" or "proc/PID/task/TID".
 std::string proc_dir(pid_t pid);
 std::string task_dir(pid_t pid, pid_t tid);
@@ -65,6 +76,7 @@ std::optional<std::vector<pid_t>> read_tasks(const SysRoot& root, pid_t pid);
 // numa_maps read in chunks (memory stays bounded whatever its size);
 // nullopt where it cannot be read (gone, or another user's process).
 std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid);
+std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid);
 // Every numeric entry of proc/, ascending.
 std::vector<pid_t> list_pids(const SysRoot& root);
 
@@ -81,7 +93,10 @@ private:
 };
 
 // "1-3,7" for a sorted list of IDs (thread IDs go beyond CpuSet's sizes).
-std::string format_id_list(const std::vector<pid_t>& ids);
+// With a width, the list stops before the item that would make it longer
+// (the first item is always shown) and says how many IDs it left out:
+// "1-3,7 +40 more".
+std::string format_id_list(const std::vector<pid_t>& ids, size_t width = std::string::npos);
 
 // A PID or TID given on the command line: strict decimal, 1..4194304.
 std::optional<pid_t> parse_pid(std::string_view text);

@@ -41,7 +41,10 @@ ProcessView read_process(const SysRoot& root, const CpuNodes& nodes, pid_t pid) 
   }
   // Every thread gone: the process exited while we read it.
   if (view.threads.empty() || !root.exists(proc_dir(pid) + "/stat")) no_such_process(pid);
-  view.pages = read_numa_maps(root, pid);
+  if (auto usage = read_numa_usage(root, pid)) {
+    view.pages = std::move(usage->pages);
+    if (!usage->policy.empty()) view.mem_policy = std::move(usage->policy);
+  }
   return view;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // What `affix show` shows of a process, read from /proc through a SysRoot:
 // its comm and allowed lists, every thread's CPU list and the CPU (and node)
-// it last ran on, and its pages per NUMA node. Also the --pinned scan.
+// it last ran on, its pages per NUMA node and its memory policy (numa_maps).
+// Also the --pinned scan.
 
 #include <sys/types.h>
 
@@ -28,9 +29,10 @@ struct ProcessView {
   pid_t pid = 0;
   std::string comm;
   CpuSet cpus;  // Cpus_allowed_list of the process (its main thread)
-  CpuSet mems;  // Mems_allowed_list
+  CpuSet mems;  // Mems_allowed_list: the nodes of its cpuset, not its memory policy
   std::vector<ThreadView> threads;    // ascending TID; threads that exit while read are left out
   std::optional<NodePages> pages;     // nullopt where numa_maps cannot be read
+  std::optional<std::string> mem_policy;  // the one covering the most pages (NumaUsage); nullopt where unknown
   std::optional<CpuSet> allowed;      // --pinned: what the process may run on
 };
 

@@ -50,7 +50,9 @@ void warn_spread(Placement& p, const std::vector<Unit>& units, const CpuSet& spa
 
 void add_warnings(Placement& p, const PlacementRequest& req, const Topology& topo,
                   const Allowed& allowed) {
-  if (req.order != Order::Scatter) {
+  // Only where affix chose the shape (--count, --slice): a span the user
+  // named (`all --no-smt`, `node:0+node:2`) is what they asked for.
+  if ((req.count || req.slice) && req.order != Order::Scatter) {
     warn_spread(p, topo.sockets, p.sockets, "sockets", "socket", allowed);
     warn_spread(p, topo.numa, p.nodes, "nodes", "node", allowed);
   }
@@ -62,6 +64,27 @@ void add_warnings(Placement& p, const PlacementRequest& req, const Topology& top
     p.warnings.push_back(fmt::format(
         "the selection includes isolated CPUs {} (the scheduler does not balance load onto them)",
         format_cpulist(isolated)));
+}
+
+// "node 2 has no CPUs", where that is why a selection is empty. The hint
+// does not depend on the memory size (a launch that reads no memory does not
+// know it); only nodes known to have no memory get none.
+Error cpuless_nodes_error(const CpuSet& nodes, const Topology& topo) {
+  bool memory = false;
+  nodes.for_each([&](unsigned id) {
+    const NodeInfo* n = topo.node(id);
+    if (!n || !n->memory_total_kb || *n->memory_total_kb > 0) memory = true;
+  });
+  std::string list = format_cpulist(nodes);
+  if (nodes.count() == 1)
+    return Error(ErrorKind::Resolution, fmt::format("node {} has no CPUs", list),
+                 memory ? fmt::format("a node without CPUs only holds memory: '--mem bind:{}' puts "
+                                      "memory there, with CPUs from another node", list)
+                        : std::string());
+  return Error(ErrorKind::Resolution, fmt::format("nodes {} have no CPUs", list),
+               memory ? fmt::format("nodes without CPUs only hold memory: '--mem bind:{}' puts "
+                                    "memory there, with CPUs from other nodes", list)
+                      : std::string());
 }
 
 void resolve_memory(Placement& p, const MemRequest& mem, const Topology& topo,
@@ -92,6 +115,8 @@ Placement resolve(const PlacementRequest& request, const Topology& topo, const A
   add_dropped(p, sel.offline, "offline");
   add_dropped(p, sel.not_allowed, "not-allowed");
   CpuSet cpus = sel.cpus;
+  if (cpus.empty() && !sel.cpuless_nodes.empty() && sel.offline.empty() && sel.not_allowed.empty())
+    throw cpuless_nodes_error(sel.cpuless_nodes, topo);
   if (cpus.empty())
     throw Error(ErrorKind::Resolution,
                 fmt::format("'{}' selects no CPU that is online and allowed (allowed: {}, from {})",

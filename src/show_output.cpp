@@ -7,10 +7,15 @@
 #include <fmt/format.h>
 
 #include "json.hpp"
+#include "text.hpp"
 
 namespace affix {
 
 namespace {
+
+// The TIDS column stops at about this many characters ("+N more" after);
+// --json has every TID.
+constexpr size_t k_tids_width = 30;
 
 // Threads that share a CPU list, in the order of their first TID.
 struct Group {
@@ -39,15 +44,31 @@ std::vector<Group> group_threads(const ProcessView& view, const CpuSet* narrower
 
 std::string list_or_dash(const CpuSet& set) { return set.empty() ? "-" : format_cpulist(set); }
 
+// Names are data: each one escaped (printable), so it stays one cell of
+// one line.
 std::string comm_list(const std::set<std::string>& comms) {
   std::string out;
   size_t shown = 0;
   for (const auto& c : comms) {
     if (shown == 4) return out + ",...";
-    out += (out.empty() ? "" : ",") + c;
+    out += (out.empty() ? "" : ",") + printable(c);
     ++shown;
   }
   return out;
+}
+
+// Where the process's threads may run: the union of their lists.
+CpuSet threads_cpus(const ProcessView& view) {
+  if (view.threads.empty()) return view.cpus;
+  CpuSet out;
+  for (const auto& t : view.threads) out |= t.cpus;
+  return out;
+}
+
+bool threads_differ(const ProcessView& view) {
+  for (const auto& t : view.threads)
+    if (!(t.cpus == view.threads.front().cpus)) return true;
+  return false;
 }
 
 std::string pages_text(const ProcessView& view) {
@@ -58,19 +79,27 @@ std::string pages_text(const ProcessView& view) {
   return out;
 }
 
+// Terminal cells of a printable() text: one per character (UTF-8
+// continuation bytes take none).
+size_t cells(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  }));
+}
+
 // Left-aligned columns, two spaces apart, each row indented.
 std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
   std::vector<size_t> width;
   for (const auto& row : rows) {
     if (width.size() < row.size()) width.resize(row.size(), 0);
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], cells(row[i]));
   }
   std::string out;
   for (const auto& row : rows) {
     std::string line = indent;
     for (size_t i = 0; i < row.size(); ++i) {
       line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+      if (i + 1 < row.size()) line += std::string(width[i] - cells(row[i]) + 2, ' ');
     }
     out += line + "\n";
   }
@@ -82,11 +111,13 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
 std::string format_show_text(const std::vector<ProcessView>& views) {
   std::string out;
   for (const auto& v : views) {
-    out += fmt::format("{} {}  cpus {}  mems {}  {}\n", v.pid, v.comm, list_or_dash(v.cpus),
-                       list_or_dash(v.mems), pages_text(v));
+    out += fmt::format("{} {}  cpus {}{}  cpuset nodes {}  mem policy {}  {}\n", v.pid, printable(v.comm),
+                       list_or_dash(threads_cpus(v)), threads_differ(v) ? " (mixed)" : "",
+                       list_or_dash(v.mems), v.mem_policy ? printable(*v.mem_policy) : "unknown",
+                       pages_text(v));
     std::vector<std::vector<std::string>> rows{{"CPUS", "THREADS", "TIDS", "LAST CPUS", "NODES", "COMM"}};
     for (const auto& g : group_threads(v)) {
-      rows.push_back({format_cpulist(g.cpus), std::to_string(g.tids.size()), format_id_list(g.tids),
+      rows.push_back({format_cpulist(g.cpus), std::to_string(g.tids.size()), format_id_list(g.tids, k_tids_width),
                       list_or_dash(g.last_cpus), list_or_dash(g.last_nodes), comm_list(g.comms)});
     }
     out += table(rows, "  ");
@@ -100,9 +131,10 @@ std::string format_pinned_text(const std::vector<ProcessView>& views) {
     CpuSet allowed = v.allowed.value_or(v.cpus);
     std::string pinned;
     for (const auto& g : group_threads(v, &allowed)) {
-      pinned += fmt::format("{}{}: {}", pinned.empty() ? "" : "; ", list_or_dash(g.cpus), format_id_list(g.tids));
+      pinned += fmt::format("{}{}: {}", pinned.empty() ? "" : "; ", list_or_dash(g.cpus),
+                            format_id_list(g.tids, k_tids_width));
     }
-    rows.push_back({std::to_string(v.pid), v.comm, list_or_dash(allowed), pinned});
+    rows.push_back({std::to_string(v.pid), printable(v.comm), list_or_dash(allowed), pinned});
   }
   return table(rows, "");
 }
@@ -114,8 +146,10 @@ std::string format_show_json(const std::vector<ProcessView>& views) {
     j.begin_object();
     j.field("pid", static_cast<long long>(v.pid));
     j.field("comm", v.comm);
-    j.field("cpus", format_cpulist(v.cpus));
+    j.field("cpus", format_cpulist(threads_cpus(v)));
     j.field("mems", format_cpulist(v.mems));
+    j.key("mem_policy");
+    if (v.mem_policy) j.value(*v.mem_policy); else j.null();
     if (v.allowed) j.field("allowed", format_cpulist(*v.allowed));
     j.key("threads");
     j.begin_array();

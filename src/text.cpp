@@ -107,6 +107,9 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
   size_t best_distance = max + 1;
   for (const auto& c : candidates) {
     size_t d = edit_distance(word, c);
+    // A word that keeps fewer than two of its characters is no misspelling
+    // (`all` is not `llc`, `l4` not `l3`).
+    if (d + 2 > word.size()) continue;
     if (d < best_distance) {
       best_distance = d;
       best = c;

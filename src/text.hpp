@@ -29,7 +29,8 @@ std::string utf8_or_replacement(std::string_view s);
 size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate nearest to `word` within an edit distance of `max`
-// (ties: the first in the list); empty where none is that close.
+// (ties: the first in the list) that keeps at least two of the word's
+// characters (distance <= length - 2); empty where none is that close.
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates,
                     size_t max = 2);
 

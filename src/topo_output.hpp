@@ -1,6 +1,6 @@
 #pragma once
 // What `affix topo` prints: a compact tree for people, or one JSON document
-// with the contract's fields (see cli.md, "Output: topo --json").
+// with the fields affix(1) lists under OUTPUT (topo --json).
 
 #include <string>
 

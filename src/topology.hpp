@@ -61,6 +61,7 @@ struct Allowed {
   CpuSet cpus;
   CpuSet mems;
   std::string source;  // "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective", "cgroup1:...", "cpuset:...", "status:/proc/self/status", "all-online"
+  std::string mems_source;  // where `mems` came from: "cgroup2:/sys/fs/cgroup/a/cpuset.mems.effective", ..., "all-nodes"
 };
 
 // How the units are found (topology.cpp, as hwloc does): each grouping

@@ -41,6 +41,7 @@ TEST_CASE("cgroup v2: cpuset.cpus.effective, walking up where the controller is 
   CHECK(format_cpulist(a.cpus) == "2-5");
   CHECK(format_cpulist(a.mems) == "0");
   CHECK(a.source == "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective");
+  CHECK(a.mems_source == "cgroup2:/sys/fs/cgroup/a/cpuset.mems.effective");
   r.write("sys/fs/cgroup/a/b/cpuset.cpus.effective", "4-9\n");  // 8-9 are not online
   a = allowed_of(r);
   CHECK(format_cpulist(a.cpus) == "4-7");
@@ -59,6 +60,7 @@ TEST_CASE("cgroup v1: cpuset.effective_cpus, the mount root taken off the path")
   Allowed a = allowed_of(r);
   CHECK(format_cpulist(a.cpus) == "0,6");
   CHECK(a.source == "cgroup1:/sys/fs/cgroup/cpu set/42/cpuset.effective_cpus");
+  CHECK(a.mems_source == "cgroup1:/sys/fs/cgroup/cpu set/42/cpuset.effective_mems");
 }
 
 TEST_CASE("old cpuset mounts (noprefix, /dev/cpuset) found through proc/self/cpuset and proc/mounts") {
@@ -66,6 +68,7 @@ TEST_CASE("old cpuset mounts (noprefix, /dev/cpuset) found through proc/self/cpu
   Topology topo = read_topology(root);
   Allowed a = read_allowed(root, topo);
   CHECK(a.source == "cpuset:/dev/cpuset/dummy/cpus");
+  CHECK(a.mems_source == "cpuset:/dev/cpuset/dummy/mems");
   CHECK(format_cpulist(a.cpus) == "0-3,5-6,12-15");  // 4 is offline
   CHECK(format_cpulist(a.mems) == "1-4");
   SysRoot reorder(corpus_root("16em64t-4s2ca2c-cpusetreorder"));
@@ -118,10 +121,14 @@ TEST_CASE("no readable cpuset: the status file; neither under a root: every onli
   CHECK(format_cpulist(a.cpus) == "1-3");
   CHECK(format_cpulist(a.mems) == "0");
   CHECK(a.source == "status:/proc/self/status");
+  CHECK(a.mems_source == "status:/proc/self/status");
+  r.write("proc/self/status", "Name:\tcat\nCpus_allowed_list:\t1-3\n");  // no Mems_allowed_list
+  CHECK(allowed_of(r).mems_source == "all-nodes");
   r.write("proc/self/status", "Name:\tcat\n");
   a = allowed_of(r);
   CHECK(format_cpulist(a.cpus) == "0-3");
   CHECK(a.source == "all-online");
+  CHECK(a.mems_source == "all-nodes");
 }
 
 TEST_CASE("another process: its own proc files; bad or missing PIDs are errors") {

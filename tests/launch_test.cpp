@@ -102,7 +102,7 @@ TEST_CASE("exec failures give 127 and 126 with their messages") {
   CHECK(launch(os, placement("0"), command({"--no-smtt", "ls"}), out, err) == 127);
   CHECK(err.str() ==
         "affix: error: command not found: '--no-smtt'\n"
-        "affix: hint: '--no-smtt' is not an affix option: the command starts at the first word after WHERE that is not one\n");
+        "affix: hint: '--no-smtt' is not an affix option: the command starts at the first word after WHERE that is not one (did you mean '--no-smt'?)\n");
 
   err.str("");
   os.exec_error = EACCES;

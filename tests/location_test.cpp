@@ -83,6 +83,26 @@ TEST_CASE("location: syntax errors quote the spec and point at the offending cha
   }
 }
 
+TEST_CASE("location: a word close to a level name: did you mean, the caret kept") {
+  auto hint_of = [](const std::string& spec) {
+    try {
+      parse_location(spec);
+    } catch (const Error& e) {
+      return e.hint();
+    }
+    return std::string("no error");
+  };
+  CHECK(spec_error("sokcet:0") == caret("sokcet:0", "unknown level 'sokcet' (socket, node, die, llc, core, cpu)", 0));
+  CHECK(hint_of("sokcet:0") == "did you mean 'socket'?");
+  CHECK(spec_error("socket:0.cores:1") ==
+        caret("socket:0.cores:1", "unknown level 'cores' (socket, node, die, llc, core, cpu)", 9));
+  CHECK(hint_of("socket:0.cores:1") == "did you mean 'core'?");
+  CHECK(hint_of("nuam:1") == "did you mean 'numa'?");
+  CHECK(hint_of("Socket:0") == "did you mean 'socket'?");
+  CHECK(hint_of("frobnicate:1") == "");  // nothing close: no hint
+  CHECK(hint_of("socket:1-0") == "");    // not a level mistake
+}
+
 TEST_CASE("location: non-printable bytes are shown as '?' so the caret stays aligned") {
   CHECK(spec_error("cpu:1\t") == caret("cpu:1?", "unexpected '?'", 5));
   CHECK(spec_error("cpu:\xc3\xa9") == caret("cpu:??", "expected a number, found '?'", 4));

@@ -32,6 +32,15 @@ std::string mem_error(const Topology& t, const std::string& where, MemRequest me
   return "no error";
 }
 
+std::string mem_hint(const Topology& t, const std::string& where, MemRequest mem, const Allowed& a) {
+  try {
+    with_mem(t, where, mem, a);
+  } catch (const Error& e) {
+    return e.hint();
+  }
+  return "no error";
+}
+
 }  // namespace
 
 TEST_CASE("memnodes: default nodes are the nodes of the selected CPUs") {
@@ -78,16 +87,20 @@ TEST_CASE("memnodes: default nodes keep only allowed memory nodes") {
   auto p = with_mem(t, "node:0-1", MemRequest{MemPolicy::Bind, std::nullopt}, a);
   CHECK(format_cpulist(p.mem_nodes) == "0");
   a.mems = CpuSet::range(3, 3);
+  a.mems_source = "cgroup2:/sys/fs/cgroup/j/cpuset.mems.effective";
   for (auto& n : t.nodes) n.memory_total_kb = n.node == 3 ? 0 : 1024;
   CHECK(mem_error(t, "node:3", MemRequest{MemPolicy::Bind, std::nullopt}, a) ==
-        "no allowed memory node for the CPUs' nodes 3 (allowed: 3)");
+        "no allowed memory node for the CPUs' nodes 3 (allowed: 3, from "
+        "cgroup2:/sys/fs/cgroup/j/cpuset.mems.effective)");
 }
 
-TEST_CASE("memnodes: explicit nodes must exist and be allowed") {
+TEST_CASE("memnodes: explicit nodes must exist, have memory and be allowed") {
   auto t = four_nodes();
   auto a = allow_all(t);
   a.mems = CpuSet::range(0, 2);
-  a.source = "cgroup1:/sys/fs/cgroup/cpuset/x/cpuset.effective_mems";
+  // The refusal names the file the memory nodes came from, not the CPUs'.
+  a.source = "cgroup1:/sys/fs/cgroup/cpuset/x/cpuset.effective_cpus";
+  a.mems_source = "cgroup1:/sys/fs/cgroup/cpuset/x/cpuset.effective_mems";
   auto p = with_mem(t, "node:0", MemRequest{MemPolicy::Interleave, std::string("0-2")}, a);
   CHECK(format_cpulist(p.mem_nodes) == "0-2");
   CHECK(mem_error(t, "node:0", MemRequest{MemPolicy::Bind, std::string("9")}, a) ==
@@ -95,6 +108,18 @@ TEST_CASE("memnodes: explicit nodes must exist and be allowed") {
   CHECK(mem_error(t, "node:0", MemRequest{MemPolicy::Bind, std::string("1,3")}, a) ==
         "memory node 3 is not allowed (allowed: 0-2, from "
         "cgroup1:/sys/fs/cgroup/cpuset/x/cpuset.effective_mems)");
+  // A memoryless node (MemTotal 0 kB) says so, and names the nearest node
+  // with memory by its distance row; a node of unknown size counts as memory.
+  t.nodes[1].memory_total_kb = 0;
+  t.nodes[1].distances = {20, 10, 15, 90};
+  CHECK(mem_error(t, "node:0", MemRequest{MemPolicy::Bind, std::string("1")}, a) == "node 1 has no memory");
+  CHECK(mem_hint(t, "node:0", MemRequest{MemPolicy::Bind, std::string("1")}, a) ==
+        "the nearest node with memory is 2");
+  CHECK(mem_error(t, "node:0", MemRequest{MemPolicy::Interleave, std::string("0-1")}, a) ==
+        "node 1 has no memory");
+  t.nodes[1].memory_total_kb = std::nullopt;
+  CHECK(format_cpulist(with_mem(t, "node:0", MemRequest{MemPolicy::Bind, std::string("1")}, a).mem_nodes) ==
+        "1");
   CHECK(mem_error(t, "node:0", MemRequest{MemPolicy::Bind, std::string("1-")}, a,
                   ErrorKind::Spec) ==
         "invalid memory nodes: invalid cpulist '1-': missing number at offset 2");

@@ -145,10 +145,32 @@ TEST_CASE("usage errors have exact messages and hints") {
   CHECK(error_of(CommandKind::Explain, {"0", "1"}) == "unexpected '1' after the location '0'");
   CHECK(error_of(CommandKind::Explain, {"0", "--env"}) == "unknown option '--env' for 'explain'");
   CHECK(error_of(CommandKind::Explain, {"0", "--root"}) == "option '--root' needs a value");
-  CHECK(error_of(CommandKind::Explain, {"0", "--root="}) == "option '--root' needs a directory");
+  CHECK(error_of(CommandKind::Explain, {"0", "--root="}) == "option '--root' needs a value");
+  CHECK(error_of(CommandKind::Explain, {"0", "--root", ""}) == "option '--root' needs a value");
   CHECK(error_of(CommandKind::Pin, {"0"}) == "no process ID given");
   CHECK(error_of(CommandKind::Pin, {"--tid", "0"}) == "no thread ID given");
   CHECK(error_of(CommandKind::Pin, {"0", "12", "--dry-run"}) == "unknown option '--dry-run' for 'pin'");
+}
+
+TEST_CASE("an unknown option close to one of the command's: did you mean") {
+  auto hint_of = [](CommandKind kind, const Args& args) {
+    try {
+      parse_command_line(kind, args);
+    } catch (const Error& e) {
+      return e.hint();
+    }
+    return std::string("no error");
+  };
+  CHECK(run_error({"--no-smtt", "0", "ls"}) == "unknown option '--no-smtt' for 'run'");
+  CHECK(hint_of(CommandKind::Run, {"--no-smtt", "0", "ls"}) == "did you mean '--no-smt'?");
+  CHECK(hint_of(CommandKind::Run, {"--cont=2", "0", "ls"}) == "did you mean '--count'?");
+  CHECK(hint_of(CommandKind::Explain, {"0", "--jsn"}) == "did you mean '--json'?");
+  CHECK(hint_of(CommandKind::Pin, {"--migrat", "0", "1"}) == "did you mean '--migrate'?");
+  // Only the command's own options are offered; nothing close: the usage.
+  CHECK(hint_of(CommandKind::Run, {"--jsn", "0", "ls"}) ==
+        "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]; see 'affix run --help'");
+  CHECK(hint_of(CommandKind::Pin, {"-x", "0", "1"}) ==
+        "usage: affix pin [OPTIONS] WHERE PID...; see 'affix pin --help'");
 }
 
 TEST_CASE("help texts name every option of their command") {

@@ -69,6 +69,37 @@ TEST_CASE("parse_numa_maps sums pages per node") {
   CHECK(parse_numa_maps("").empty());
 }
 
+TEST_CASE("parse_numa_usage: the memory policy covering the most pages") {
+  auto u = parse_numa_usage(
+      "55d0 default file=/usr/bin/cat mapped=5 N0=3 N1=2 kernelpagesize_kB=4\n"
+      "7f00 interleave:0-1 anon=7 dirty=7 N0=4 N1=3 kernelpagesize_kB=4\n"
+      "7f10 bind:2 anon=1 N2=1\n"
+      "7f20 interleave:0-1 stack anon=1 N0=1\n");
+  CHECK(u.policy == "interleave:0-1");  // 8 pages against default's 5
+  CHECK(u.pages == NodePages{{0, 8}, {1, 5}, {2, 1}});
+  // Policies with a space or flags, as the kernel writes them; ties go to
+  // the first line's.
+  CHECK(parse_numa_usage("1000 prefer (many):0-1 anon=2 N0=2\n2000 default N1=1\n").policy ==
+        "prefer (many):0-1");
+  CHECK(parse_numa_usage("1000 weighted interleave:0-3 N0=1\n").policy == "weighted interleave:0-3");
+  CHECK(parse_numa_usage("1000 bind=static:1 N1=2\n2000 prefer:0 N0=2\n").policy == "bind=static:1");
+  // Mappings with no pages still show the policy; nothing at all: none.
+  CHECK(parse_numa_usage("1000 local\n").policy == "local");
+  CHECK(parse_numa_usage("").policy.empty());
+  // Read in chunks that split lines and tokens, the answer is the same.
+  FakeRoot root;
+  std::string big;
+  for (int i = 0; i < 5000; ++i) big += "7f00 bind:1 anon=1 dirty=1 N1=1 kernelpagesize_kB=4\n";
+  big += "8f00 default N0=4999\n";
+  root.write("proc/42/numa_maps", big);
+  SysRoot sys(root.path());
+  auto read = read_numa_usage(sys, 42);
+  REQUIRE(read);
+  CHECK(read->policy == "bind:1");
+  CHECK(read->pages == NodePages{{0, 4999}, {1, 5000}});
+  CHECK_FALSE(read_numa_usage(sys, 43));
+}
+
 TEST_CASE("readers go through the root and report a vanished process as missing") {
   FakeRoot root;
   root.write("proc/4242/stat", k_stat);
@@ -119,6 +150,10 @@ TEST_CASE("IDs: lists and parsing") {
   CHECK(format_id_list({}) == "");
   CHECK(format_id_list({5}) == "5");
   CHECK(format_id_list({1, 2, 3, 7, 9, 10}) == "1-3,7,9-10");
+  // With a width: whole items up to it, then how many IDs were left out.
+  CHECK(format_id_list({1, 2, 3, 7, 9, 10}, 5) == "1-3,7 +2 more");
+  CHECK(format_id_list({1, 2, 3, 7, 9, 10}, 10) == "1-3,7,9-10");
+  CHECK(format_id_list({1000000, 2000000}, 3) == "1000000 +1 more");  // the first always shown
   CHECK(parse_pid("4242") == 4242);
   CHECK(parse_pid("4194304") == 4194304);
   CHECK_FALSE(parse_pid("4194305"));

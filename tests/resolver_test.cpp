@@ -39,6 +39,15 @@ std::string error_of(const Topology& t, const PlacementRequest& r, const Allowed
   return "no error";
 }
 
+std::string hint_of(const Topology& t, const PlacementRequest& r, const Allowed& a) {
+  try {
+    resolve(r, t, a, env_of({}));
+  } catch (const Error& e) {
+    return e.hint();
+  }
+  return "no error";
+}
+
 std::string dropped(const Placement& p) {
   std::string out;
   for (const auto& d : p.dropped) out += (out.empty() ? "" : " ") + d.reason + ":" + format_cpulist(d.cpus);
@@ -159,6 +168,26 @@ TEST_CASE("resolver: CPUs named by number must be online and allowed") {
   CHECK(dropped(r) == "");
 }
 
+TEST_CASE("resolver: an offline CPU inside a nested step is said to be offline") {
+  // Core 5 is CPUs 5 and 13; 13 is offline (its place known).
+  auto t = build(TopoSpec{2, 1, 4, 2, 1, Numbering::Linear, {13}, true, {}});
+  auto a = allow_all(t);
+  CHECK(cpus_of(t, "core:5.cpu:0") == "5");
+  CHECK(error_of(t, req("core:5.cpu:1"), a) == "no cpu 1 in core:5 (cpus: 0); CPU 13 of core:5 is offline");
+  CHECK(error_of(t, req("socket:1.core:1.cpu:1"), a) ==
+        "no cpu 1 in socket:1.core:1 (cpus: 0); CPU 13 of socket:1.core:1 is offline");
+  // A whole core offline: not among socket 1's cores, and said so.
+  auto u = build(TopoSpec{2, 1, 4, 2, 1, Numbering::Linear, {5, 13}, true, {}});
+  CHECK(error_of(u, req("socket:1.core:3"), allow_all(u)) ==
+        "no core 3 in socket:1 (cores: 0-2); CPUs 5,13 of socket:1 are offline");
+  // Offline CPUs whose place is unknown may be what is missing: said too.
+  auto v = build(TopoSpec{2, 1, 4, 2, 1, Numbering::Linear, {13}, false, {}});
+  CHECK(error_of(v, req("core:5.cpu:1"), allow_all(v)) ==
+        "no cpu 1 in core:5 (cpus: 0); CPU 13 is offline, and the kernel no longer says where it belongs");
+  // Where nothing is offline, only what is missing.
+  CHECK(error_of(u, req("socket:0.core:4"), allow_all(u)) == "no core 4 in socket:0 (cores: 0-3)");
+}
+
 TEST_CASE("resolver: offline CPUs whose place is unknown are left out of the dropped list") {
   auto t = build(TopoSpec{1, 1, 4, 1, 1, Numbering::Linear, {2}, false, {}});
   auto p = resolve_on(t, req("all"), allow_all(t));
@@ -184,10 +213,20 @@ TEST_CASE("resolver: empty selections are errors") {
   PlacementRequest r = req("core:0");
   r.exclude = "cpu:0,8";
   CHECK(error_of(t, r, full) == "--exclude 'cpu:0,8' removes every CPU of 'core:0' (0,8)");
-  // A node without CPUs exists but selects nothing.
+  // A node without CPUs exists but selects nothing: the error says why (not
+  // "not allowed"), and a memory-only node's hint points at --mem.
   t.nodes.push_back(NodeInfo{2, {}, 1024, 1024, {30, 30, 10}});
-  CHECK(error_of(t, req("node:2"), full) ==
-        "'node:2' selects no CPU that is online and allowed (allowed: 0-15, from all-online)");
+  CHECK(error_of(t, req("node:2"), full) == "node 2 has no CPUs");
+  CHECK(hint_of(t, req("node:2"), full) == "a node without CPUs only holds memory: '--mem bind:2' puts "
+                                            "memory there, with CPUs from another node");
+  t.nodes.push_back(NodeInfo{3, {}, 0, 0, {30, 30, 20, 10}});
+  CHECK(error_of(t, req("node:2-3"), full) == "nodes 2-3 have no CPUs");
+  CHECK(error_of(t, req("node:3"), full) == "node 3 has no CPUs");
+  CHECK(hint_of(t, req("node:3"), full).empty());  // no memory either: nothing to suggest
+  // Where CPUs were dropped as well, the empty selection is blamed on them.
+  CHECK(error_of(t, req("node:2+socket:1"), a) ==
+        "'node:2+socket:1' selects no CPU that is online and allowed (allowed: 0-1, from "
+        "status:/proc/self/status)");
   CHECK(error_of(t, req("node:2.core:0"), full) == "no core 0 in node:2 (it has no cores)");
   CHECK(cpus_of(t, "node:1-2") == "4-7,12-15");
 }
@@ -323,10 +362,20 @@ TEST_CASE("resolver: sockets and nodes of the placement") {
 TEST_CASE("resolver: warnings") {
   auto t = build(TopoSpec{2, 2, 2, 1, 1, Numbering::Linear, {}, true, {6}});
   auto a = allow_all(t);
-  auto p = resolve_on(t, req("cpu:3-4"), a);
-  CHECK(p.warnings == std::vector<std::string>{
+  // A span the user named is what they asked for: no warning.
+  CHECK(resolve_on(t, req("cpu:3-4"), a).warnings.empty());
+  CHECK(resolve_on(t, req("node:0+node:2"), a).warnings.empty());
+  // A shape affix chose (--slice, --count) that spans units while it would fit in one.
+  PlacementRequest sliced = req("all");
+  sliced.slice = SliceRequest{false, 1, 3};  // cores 3-5 of 8
+  CHECK(resolve_on(t, sliced, a).warnings ==
+        std::vector<std::string>{"the selection spans sockets 0-1 while its 3 CPUs would fit in socket 0"});
+  PlacementRequest counted = req("all");
+  counted.exclude = "cpu:1-3";
+  counted.count = 2;  // CPUs 0 and 4
+  CHECK(resolve_on(t, counted, a).warnings == std::vector<std::string>{
                           "the selection spans sockets 0-1 while its 2 CPUs would fit in socket 0",
-                          "the selection spans nodes 1-2 while its 2 CPUs would fit in node 1"});
+                          "the selection spans nodes 0,2 while its 2 CPUs would fit in node 0"});
   CHECK(resolve_on(t, req("all"), a).warnings ==
         std::vector<std::string>{"the selection includes isolated CPUs 6 (the scheduler does not "
                                  "balance load onto them)"});
@@ -335,10 +384,8 @@ TEST_CASE("resolver: warnings") {
   r.mem = MemRequest{MemPolicy::Bind, std::string("1")};
   CHECK(resolve_on(t, r, a).warnings ==
         std::vector<std::string>{"memory nodes 1 differ from the CPUs' nodes 0"});
-  r.where = "cpu:3-4";
-  r.order = Order::Scatter;
-  r.mem = std::nullopt;
-  CHECK(resolve_on(t, r, a).warnings.empty());
+  counted.order = Order::Scatter;  // scatter asks for the spread
+  CHECK(resolve_on(t, counted, a).warnings.empty());
 }
 
 TEST_CASE("resolver: a 4096-CPU machine resolves every option without quadratic work") {

@@ -100,11 +100,11 @@ TEST_CASE("show text groups threads that share a CPU list") {
   SysRoot sys(root.path());
   CpuNodes nodes(sys);
   CHECK(format_show_text({read_process(sys, nodes, 100), read_process(sys, nodes, 200)}) ==
-        "100 server  cpus 0-3  mems 0-1  pages 0:4 1:11\n"
+        "100 server  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy default  pages 0:4 1:11\n"
         "  CPUS  THREADS  TIDS     LAST CPUS  NODES  COMM\n"
         "  0-3   2        100,104  0,3        0-1    io,server\n"
         "  2     3        101-103  2          1      worker\n"
-        "200 idle  cpus 0-3  mems 0-1  pages unknown\n"
+        "200 idle  cpus 0-3  cpuset nodes 0-1  mem policy unknown  pages unknown\n"
         "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM\n"
         "  0-3   1        200   1          0      idle\n");
 }
@@ -115,12 +115,13 @@ TEST_CASE("show JSON carries the contract's fields") {
   SysRoot sys(root.path());
   CpuNodes nodes(sys);
   CHECK(format_show_json({read_process(sys, nodes, 200)}) ==
-        "[{\"pid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"mems\": \"0-1\", \"threads\": "
+        "[{\"pid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"mems\": \"0-1\", \"mem_policy\": null, \"threads\": "
         "[{\"tid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"last_cpu\": 1, \"last_node\": 0}], "
         "\"memory_pages\": null}]\n");
   auto v = read_process(sys, nodes, 100);
   std::string json = format_show_json({v});
   CHECK(json.find("\"memory_pages\": {\"0\": 4, \"1\": 11}") != std::string::npos);
+  CHECK(json.find("\"mem_policy\": \"default\"") != std::string::npos);
   CHECK(json.find("{\"tid\": 103, \"comm\": \"worker\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_node\": 1}") !=
         std::string::npos);
   CHECK(format_show_json({}) == "[]\n");
@@ -148,4 +149,73 @@ TEST_CASE("--pinned lists processes with a narrower thread, kernel threads apart
   CHECK(find_pinned(sys, nodes, narrow).empty());
   // Unknown allowed sets are skipped.
   CHECK(find_pinned(sys, nodes, [](pid_t) -> std::optional<CpuSet> { return std::nullopt; }).empty());
+}
+
+TEST_CASE("show: names are data, escaped in text and valid UTF-8 in JSON") {
+  FakeRoot root;
+  machine(root);
+  // A main thread that clears the screen, sets the terminal's title and
+  // breaks the line; a thread whose name is not UTF-8; one with a printable
+  // UTF-8 name (kept, and counted as one cell per character).
+  root.write("proc/400/stat", stat_line(400, "\x1b[2J\x1b]0;pwn\a\n", 0));
+  root.write("proc/400/status", status("0-3"));
+  add_thread(root, 400, 400, "\x1b[2J\x1b]0;pwn\a\n", "0-3", 0);
+  add_thread(root, 400, 401, "\xff", "1", 1);
+  add_thread(root, 400, 402, "caf\xc3\xa9", "2", 2);
+  SysRoot sys(root.path());
+  CpuNodes nodes(sys);
+  auto v = read_process(sys, nodes, 400);
+  CHECK(format_show_text({v}) ==
+        "400 \\e[2J\\e]0;pwn\\x07\\n  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy unknown  pages unknown\n"
+        "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM\n"
+        "  0-3   1        400   0          0      \\e[2J\\e]0;pwn\\x07\\n\n"
+        "  1     1        401   1          0      \\xff\n"
+        "  2     1        402   2          1      caf\xc3\xa9\n");
+  auto allowed = [](pid_t) -> std::optional<CpuSet> { return CpuSet::range(0, 3); };
+  auto pinned = find_pinned(sys, nodes, allowed);
+  REQUIRE(pinned.size() == 2);
+  CHECK(format_pinned_text(pinned) ==
+        "PID  COMM                 ALLOWED  PINNED THREADS\n"
+        "100  server               0-3      2: 101-103\n"
+        "400  \\e[2J\\e]0;pwn\\x07\\n  0-3      1: 401; 2: 402\n");
+  // A printable UTF-8 name takes one cell per character: the columns stay aligned.
+  root.write("proc/600/stat", stat_line(600, "caf\xc3\xa9", 0));
+  root.write("proc/600/status", status("0-3"));
+  add_thread(root, 600, 600, "caf\xc3\xa9", "3", 3);
+  CHECK(format_pinned_text(find_pinned(sys, nodes, allowed)) ==
+        "PID  COMM                 ALLOWED  PINNED THREADS\n"
+        "100  server               0-3      2: 101-103\n"
+        "400  \\e[2J\\e]0;pwn\\x07\\n  0-3      1: 401; 2: 402\n"
+        "600  caf\xc3\xa9                 0-3      3: 600\n");
+  CHECK(format_show_json({v}) ==
+        "[{\"pid\": 400, \"comm\": \"\\u001b[2J\\u001b]0;pwn\\u0007\\n\", \"cpus\": \"0-3\", \"mems\": \"0-1\", "
+        "\"mem_policy\": null, \"threads\": ["
+        "{\"tid\": 400, \"comm\": \"\\u001b[2J\\u001b]0;pwn\\u0007\\n\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_node\": 0}, "
+        "{\"tid\": 401, \"comm\": \"\xef\xbf\xbd\", \"cpus\": \"1\", \"last_cpu\": 1, \"last_node\": 0}, "
+        "{\"tid\": 402, \"comm\": \"caf\xc3\xa9\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_node\": 1}], "
+        "\"memory_pages\": null}]\n");
+}
+
+TEST_CASE("show: the TIDS column is capped, the header's cpus are the threads' union") {
+  FakeRoot root;
+  machine(root);
+  // 60 threads on 0-1 with every other TID (no ranges), one on 2-3.
+  root.write("proc/500/stat", stat_line(500, "many", 0));
+  root.write("proc/500/status", status("0-1"));
+  for (pid_t tid = 500; tid < 620; tid += 2) add_thread(root, 500, tid, "many", "0-1", 0);
+  add_thread(root, 500, 1000, "odd", "2-3", 3);
+  root.write("proc/500/numa_maps", "1000 bind:1 anon=9 N1=9\n2000 default N0=3\n3000 interleave:0-1 N0=4 N1=4\n");
+  SysRoot sys(root.path());
+  CpuNodes nodes(sys);
+  auto v = read_process(sys, nodes, 500);
+  CHECK(format_show_text({v}) ==
+        "500 many  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy bind:1  pages 0:7 1:13\n"
+        "  CPUS  THREADS  TIDS                                  LAST CPUS  NODES  COMM\n"
+        "  0-1   60       500,502,504,506,508,510,512 +53 more  0          0      many\n"
+        "  2-3   1        1000                                  3          1      odd\n");
+  // JSON has every TID, the union and the policy.
+  std::string json = format_show_json({v});
+  CHECK(json.find("\"cpus\": \"0-3\", \"mems\": \"0-1\", \"mem_policy\": \"bind:1\"") != std::string::npos);
+  CHECK(json.find("\"tid\": 618,") != std::string::npos);
+  CHECK(json.find("more") == std::string::npos);
 }

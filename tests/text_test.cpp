@@ -44,4 +44,8 @@ TEST_CASE("did you mean: the nearest word within an edit distance of 2") {
   CHECK(did_you_mean("explian", commands) == "did you mean 'explain'?");
   CHECK(did_you_mean("ls", commands) == "");
   CHECK(nearest("xyzzy", commands) == "");
+  // Within 2 but keeping fewer than two of the word's characters: no hint.
+  CHECK(nearest("all", {"socket", "llc"}) == "");
+  CHECK(nearest("l4", {"l3"}) == "");
+  CHECK(nearest("sock", {"socket"}) == "socket");
 }

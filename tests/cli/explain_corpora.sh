@@ -40,8 +40,14 @@ env       AFFIX_CPUS=1,5
           GOMAXPROCS=2
           OMP_PLACES={1},{5}
           OMP_PROC_BIND=close" "$(explain 8em64t-2s2ca2c socket:1 --count 2 --order scatter)"
-check "2s2ca2c: spans sockets while it fits in one" '{"cpus": "0-1", "count": 2, "sequence": [0, 1], "sockets": "0-1", "nodes": "0", "allowed": {"cpus": "0-7", "nodes": "0", "source": "all-online"}, "mem": {"policy": "interleave", "nodes": "0"}, "dropped": [], "env": {"AFFIX_CPUS": "0-1", "AFFIX_NODES": "0", "OMP_NUM_THREADS": "2", "GOMAXPROCS": "2", "OMP_PLACES": "{0},{1}", "OMP_PROC_BIND": "close"}, "warnings": ["the selection spans sockets 0-1 while its 2 CPUs would fit in socket 0"]}' \
+# "Spans sockets while it would fit in one" only where affix chose the shape
+# (--slice, --count), not where the user named the span.
+check "2s2ca2c: a span the user named, no warning" '{"cpus": "0-1", "count": 2, "sequence": [0, 1], "sockets": "0-1", "nodes": "0", "allowed": {"cpus": "0-7", "nodes": "0", "source": "all-online"}, "mem": {"policy": "interleave", "nodes": "0"}, "dropped": [], "env": {"AFFIX_CPUS": "0-1", "AFFIX_NODES": "0", "OMP_NUM_THREADS": "2", "GOMAXPROCS": "2", "OMP_PLACES": "{0},{1}", "OMP_PROC_BIND": "close"}, "warnings": []}' \
   "$(explain 8em64t-2s2ca2c --json 'socket:0.core:0+socket:1.core:0' -m interleave)"
+check "2s2ca2c: a slice that spans sockets while it fits in one" '{"cpus": "1,5-6", "count": 3, "sequence": [6, 1, 5], "sockets": "0-1", "nodes": "0", "allowed": {"cpus": "0-7", "nodes": "0", "source": "all-online"}, "mem": null, "dropped": [{"cpus": "0,2-4,7", "reason": "slice"}], "env": {"AFFIX_CPUS": "1,5-6", "AFFIX_NODES": "0", "OMP_NUM_THREADS": "3", "GOMAXPROCS": "3", "OMP_PLACES": "{6},{1},{5}", "OMP_PROC_BIND": "close"}, "warnings": ["the selection spans sockets 0-1 while its 3 CPUs would fit in socket 0"]}' \
+  "$(explain 8em64t-2s2ca2c --json all --slice 1/3)"
+check "2p8co2t: all --no-smt, no warning" "[]" \
+  "$(explain 32intel64-2p8co2t+8ve --json all --no-smt | sed 's/.*"warnings": //; s/}$//')"
 
 # Four sockets, eight nodes: --slice then --count, each drop with its reason
 # (CPUs 12 and 13 share a compute unit but are two cores, as hwloc says).

@@ -15,14 +15,13 @@ text=$(MANWIDTH=80 man -l "$page" 2>/dev/null)
 wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT/' )
 [[ -z $wide ]] || failed "lines wider than 80 columns: $wide"
 
-for section in NAME SYNOPSIS DESCRIPTION LOCATIONS OPTIONS MEMORY "EXIT STATUS" \
-               ENVIRONMENT PERMISSIONS EXAMPLES "SEE ALSO"; do
-    grep -q "^$section\$" <<<"$text" || failed "no section $section"
-done
-# Sections in the conventional order.
-order=$(grep -E '^(NAME|SYNOPSIS|DESCRIPTION|LOCATIONS|OPTIONS|MEMORY|EXIT STATUS|ENVIRONMENT|PERMISSIONS|EXAMPLES|SEE ALSO)$' <<<"$text" | tr '\n' '/')
-[[ $order == "NAME/SYNOPSIS/DESCRIPTION/LOCATIONS/OPTIONS/MEMORY/EXIT STATUS/ENVIRONMENT/PERMISSIONS/EXAMPLES/SEE ALSO/" ]] ||
-    failed "section order: $order"
+sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/READING THE MACHINE/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/SEE ALSO/"
+# Every section, in the conventional order (and no other).
+order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
+[[ $order == "$sections" ]] || failed "sections: $order, want $sections"
+# One subsection per command under COMMANDS, in the order of the synopsis.
+commands=$(sed -n '/^COMMANDS$/,/^LOCATIONS$/p' <<<"$text" | grep -E '^   [a-z]+$' | tr -d ' ' | tr '\n' '/')
+[[ $commands == "run/pin/show/topo/explain/" ]] || failed "COMMANDS subsections: $commands"
 
 # What the page must say (flattened to one line, spaces squeezed).
 flat=$(tr -s ' \n' '  ' <<<"$text")
@@ -37,7 +36,10 @@ for phrase in \
     "ExecStart=/usr/bin/affix" "ENTRYPOINT" "mpirun -np 8 affix all --slice rank" \
     "srun" "affix pin -v node:1 4242" "affix show --pinned" "--env ./go_service" \
     "125 affix failed before the command started" "127 the command was not found" \
-    "taskset(1)" "numactl(8)" "hwloc-bind(1)"; do
+    "taskset(1)" "numactl(8)" "hwloc-bind(1)" \
+    "cpuset nodes" "mem_policy" "+N more" "(mixed)" "as ps(1) does" "U+FFFD" \
+    "did you mean 'show'?" "did you mean 'socket'?" "unknown option '--jsn' for 'topo'" \
+    "cpuset.mems.effective" "Nothing half-applied" "whose shape affix chose"; do
     [[ $flat == *"$phrase"* ]] || failed "page does not say: $phrase"
 done
 [[ $fail == 0 ]] && echo "ok: man/affix.1 renders cleanly with all sections"

@@ -49,7 +49,8 @@ explain_hint="affix: hint: usage: affix explain [OPTIONS] WHERE [--json]; see 'a
 run socket: "$(spec socket: 'missing number' 7)"
 run socket:1-0 "$(spec socket:1-0 'reversed range' 9)"
 run socket:0, "$(spec socket:0, 'stray comma' 8)"
-run sock:0 "$(spec sock:0 "unknown level 'sock' (socket, node, die, llc, core, cpu)" 0)"
+run sock:0 "$(spec sock:0 "unknown level 'sock' (socket, node, die, llc, core, cpu)" 0)
+affix: hint: did you mean 'socket'?"
 run 0,,1 "$(spec 0,,1 'stray comma' 2)"
 run 0- "$(spec 0- 'missing number' 2)"
 run core:0. "$(spec core:0. "missing step after '.'" 7)"

@@ -40,7 +40,7 @@ check "no such path" 127 "$(status "$AFFIX" 0 "$tmp/missing")"
 check "no such path msg" "affix: error: cannot execute '$tmp/missing': No such file or directory" \
   "$("$AFFIX" 0 "$tmp/missing" 2>&1)"
 check "option-like command" "affix: error: command not found: '--no-smtt'
-affix: hint: '--no-smtt' is not an affix option: the command starts at the first word after WHERE that is not one" \
+affix: hint: '--no-smtt' is not an affix option: the command starts at the first word after WHERE that is not one (did you mean '--no-smt'?)" \
   "$("$AFFIX" 0 --no-smtt true 2>&1)"
 
 check "run --help" 0 "$(status "$AFFIX" run --help)"

@@ -6,7 +6,7 @@
 
 run_affix show
 check "show: status" 0 "$RC"
-check_match "show: affix itself" "[0-9]* affix  cpus 0-1  mems 0  pages 0:*" "$(echo "$OUT" | head -1)"
+check_match "show: affix itself" "[0-9]* affix  cpus 0-1  cpuset nodes 0  mem policy default  pages 0:*" "$(echo "$OUT" | head -1)"
 check "show: header" "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM" "$(echo "$OUT" | sed -n 2p | sed 's/   */  /g')"
 run_affix show --json
 check "show --json: affix itself" "affix 1" "$(echo "$OUT" | jq -r '.[0] | "\(.comm) \(.threads | length)"')"

@@ -37,7 +37,9 @@ check_run "--mem bind:0 refused" 125 inside affix run --mem bind:0 socket:0 -- t
 check_match "error text" "affix: error: *" "$ERR"
 check_true "command not started" [ ! -e ran ]
 check_run "explain --mem bind:0 refused" 2 inside affix explain --mem bind:0 socket:0
-check_match "says which node and why" "affix: error: *node 0*not allowed*" "$ERR"
+# The refusal names the file the memory nodes came from, not the CPUs' file.
+check_eq "says which node, why, and from which file" \
+  "affix: error: memory node 0 is not allowed (allowed: 1, from cgroup2:$cg/cpuset.mems.effective)" "$ERR"
 # Without nodes: socket 0's node 0 is not allowed; its nearest allowed node stands for it.
 check_run "explain --mem bind socket:0" 0 inside affix explain --json --mem bind socket:0
 check_eq "memory on the allowed node" '{"policy":"bind","nodes":"1"}' "$(json .mem | jq -c .)"

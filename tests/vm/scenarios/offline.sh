@@ -22,6 +22,8 @@ check_run "explain all" 0 affix explain --json all
 check_eq "all without cpu 5" "0-4,6-7" "$(json .cpus)"
 check_eq "all: no CPU dropped for another reason" "" "$(json '.dropped[] | select(.reason != "offline") | .cpus')"
 check_run "core:2.cpu:1 (the offline thread) does not exist" 2 affix explain core:2.cpu:1
+check_eq "and the error says a CPU is offline" \
+  "affix: error: no cpu 1 in core:2 (cpus: 0); CPU 5 is offline, and the kernel no longer says where it belongs" "$ERR"
 check_run "run socket:1" 0 affix run socket:1 -- grep Cpus_allowed_list /proc/self/status
 check_match "Cpus_allowed_list" "*4,6-7" "$OUT"
 check_run "run --no-smt socket:1" 0 affix run --no-smt socket:1 -- grep Cpus_allowed_list /proc/self/status
