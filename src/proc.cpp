@@ -70,6 +70,14 @@ std::optional<StatLine> parse_stat(std::string_view text) {
     if (field == 3) {
       if (token.size() != 1) return std::nullopt;
       st.state = token[0];
+    } else if (field == 4) {
+      auto v = to_number<int>(token);
+      if (!v || *v < 0) return std::nullopt;
+      st.ppid = *v;
+    } else if (field == 20) {
+      auto v = to_number<unsigned long>(token);
+      if (!v) return std::nullopt;
+      st.num_threads = *v;
     } else if (field == 9) {
       auto v = to_number<unsigned long>(token);
       if (!v) return std::nullopt;
@@ -113,6 +121,10 @@ std::optional<StatusInfo> parse_status(std::string_view text) {
       auto set = parse_cpulist(value, true);
       if (!set) return std::nullopt;
       info.mems = *set.value;
+    } else if (key == "CapEff") {
+      unsigned long long caps = 0;
+      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), caps, 16);
+      if (ec == std::errc() && p == value.data() + value.size()) info.cap_eff = caps;
     }
   }
   if (!have_cpus) return std::nullopt;
@@ -128,6 +140,41 @@ NodePages parse_numa_maps(std::string_view text) {
     text.remove_prefix(end + 1);
   }
   return pages;
+}
+
+std::optional<NumaMapping> parse_numa_maps_line(std::string_view line) {
+  while (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  auto sp = line.find(' ');
+  if (sp == 0 || sp == std::string_view::npos) return std::nullopt;
+  NumaMapping m;
+  auto [p, ec] = std::from_chars(line.data(), line.data() + sp, m.start, 16);
+  if (ec != std::errc() || p != line.data() + sp) return std::nullopt;
+  std::string_view rest = line.substr(sp + 1);
+  // The policy is one word, except the two modes the kernel spells with a
+  // space; flags ("=static") and nodes (":0-1") follow without one.
+  size_t end = 0;
+  for (std::string_view two : {"prefer (many)", "weighted interleave"}) {
+    if (rest.substr(0, two.size()) == two) end = two.size();
+  }
+  end = rest.find(' ', end);
+  m.policy = std::string(rest.substr(0, end));
+  if (end == std::string_view::npos) return m;
+  rest = rest.substr(end + 1);
+  m.pages = parse_numa_maps(rest);
+  constexpr std::string_view key = "kernelpagesize_kB=";
+  if (auto at = rest.find(key); at != std::string_view::npos) {
+    auto kb = parse_decimal(rest.substr(at + key.size(), rest.find(' ', at) - at - key.size()), 1ull << 30);
+    if (kb && *kb >= 4) m.page_kb = *kb;
+  }
+  return m;
+}
+
+std::optional<CpuSet> policy_nodes(std::string_view policy) {
+  auto colon = policy.rfind(':');
+  if (colon == std::string_view::npos) return CpuSet();
+  auto set = parse_cpulist(policy.substr(colon + 1), false);
+  if (!set) return std::nullopt;
+  return *set.value;
 }
 
 std::string proc_dir(pid_t pid) { return fmt::format("proc/{}", pid); }
@@ -164,12 +211,18 @@ std::optional<std::vector<pid_t>> read_tasks(const SysRoot& root, pid_t pid) {
   return out;
 }
 
-std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
-  std::string path = root.path(proc_dir(pid) + "/numa_maps");
+namespace {
+
+// Calls line(text) for each line of ROOT/rel, read in chunks: memory stays
+// bounded whatever the file's size (a line is cut at k_max_line; the whole
+// file at k_max_numa_maps_size). False where the file cannot be opened or read.
+template <typename Line>
+bool for_each_line(const SysRoot& root, const std::string& rel, Line line) {
+  constexpr size_t k_max_line = 16 * 1024;
+  std::string path = root.path(rel);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::nullopt;
-  NodePages pages;
-  std::string token;  // a token split across chunks; dropped beyond 256 bytes
+  if (fd < 0) return false;
+  std::string current;
   char buf[65536];
   unsigned long long total = 0;
   while (true) {
@@ -177,7 +230,7 @@ std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       ::close(fd);
-      return std::nullopt;
+      return false;
     }
     if (n == 0) break;
     total += static_cast<unsigned long long>(n);
@@ -186,18 +239,60 @@ std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
       throw Error(ErrorKind::Runtime, fmt::format("{}: larger than {} bytes", path, k_max_numa_maps_size));
     }
     for (ssize_t i = 0; i < n; ++i) {
-      char c = buf[i];
-      if (c == ' ' || c == '\n') {
-        add_numa_token(token, pages);
-        token.clear();
-      } else if (token.size() < 256) {
-        token += c;
+      if (buf[i] == '\n') {
+        line(std::string_view(current));
+        current.clear();
+      } else if (current.size() < k_max_line) {
+        current += buf[i];
       }
     }
   }
   ::close(fd);
-  add_numa_token(token, pages);
+  if (!current.empty()) line(std::string_view(current));
+  return true;
+}
+
+}  // namespace
+
+std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
+  NodePages pages;
+  bool ok = for_each_line(root, proc_dir(pid) + "/numa_maps", [&](std::string_view line) {
+    for (const auto& [node, count] : parse_numa_maps(line)) {
+      auto& total = pages[node];
+      total = std::min(total + count, k_max_pages);
+    }
+  });
+  if (!ok) return std::nullopt;
   return pages;
+}
+
+std::optional<std::vector<NumaMapping>> read_numa_mappings(const SysRoot& root, pid_t pid) {
+  std::vector<NumaMapping> out;
+  bool ok = for_each_line(root, proc_dir(pid) + "/numa_maps", [&](std::string_view line) {
+    if (auto m = parse_numa_maps_line(line)) out.push_back(std::move(*m));
+  });
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pid) {
+  std::vector<AddressRange> out;
+  bool ok = for_each_line(root, proc_dir(pid) + "/maps", [&](std::string_view line) {
+    // "55d0c0de1000-55d0c0de3000 r--p 00000000 08:01 1234  /usr/bin/cat"
+    auto dash = line.find('-');
+    auto sp = line.find(' ');
+    if (dash == std::string_view::npos || sp == std::string_view::npos || dash > sp) return;
+    AddressRange r;
+    auto a = std::from_chars(line.data(), line.data() + dash, r.start, 16);
+    auto b = std::from_chars(line.data() + dash + 1, line.data() + sp, r.end, 16);
+    if (a.ec != std::errc() || a.ptr != line.data() + dash || b.ec != std::errc() ||
+        b.ptr != line.data() + sp || r.end <= r.start)
+      return;
+    out.push_back(r);
+  });
+  if (!ok) return std::nullopt;
+  std::sort(out.begin(), out.end(), [](const AddressRange& x, const AddressRange& y) { return x.start < y.start; });
+  return out;
 }
 
 std::vector<pid_t> list_pids(const SysRoot& root) {
