@@ -60,12 +60,19 @@ public:
                          std::vector<int>& status) = 0;
 
   // Thread IDs in /proc/PID/task, in ascending order; errno on failure
-  // (ESRCH when the process is gone).
-  virtual int list_threads(pid_t pid, std::vector<pid_t>& out) = 0;
+  // (ESRCH when the process is gone). `complete` is false where the
+  // kernel's walk of the thread list was cut short (it ends early where the
+  // thread it stands on exits, and resumes by position: see LinuxOs), so
+  // that a thread that existed all along may be missing.
+  virtual int list_threads(pid_t pid, std::vector<pid_t>& out, bool& complete) = 0;
   // The number of threads of process `pid` (field 20 of its leader's
   // /proc/PID/task/PID/stat: the kernel's count, which changes together with
   // the /proc/PID/task listing); errno on failure (ESRCH when gone).
   virtual int thread_count(pid_t pid, unsigned& out) = 0;
+  // Whether thread `tid` of process `pid` has run (the first field of
+  // /proc/PID/task/TID/schedstat, its time on a CPU, is not 0): then its
+  // creation is complete. False where it cannot be read.
+  virtual bool has_run(pid_t pid, pid_t tid) = 0;
   // Every process of /proc with its parent (field 4 of its stat), ascending
   // PID; processes that exit while they are read are left out.
   virtual int list_processes(std::vector<ProcessParent>& out) = 0;

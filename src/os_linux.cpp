@@ -176,15 +176,27 @@ public:
     return r < 0 ? errno : 0;
   }
 
-  // getdents64 with one large buffer, kept between calls: pin lists a
-  // process's threads on every pass, and a listing that takes several calls
-  // resumes by position (and so can skip threads when others exit between
-  // the calls).
-  int list_threads(pid_t pid, std::vector<pid_t>& out) override {
-    out.clear();
+  // getdents64 with one large buffer, kept between calls. The kernel walks
+  // the thread list one entry at a time, oldest first; where the thread it
+  // stands on exits, the walk ends there, and a next getdents resumes by
+  // position (skipping a thread for each that exited before it). A walk
+  // that ended on a thread that is still alive afterwards did not end
+  // early: it reached the newest thread. So a listing is complete where one
+  // getdents call returned it all (the buffer not full) and the last thread
+  // it returned is alive after it (tgkill with signal 0). Otherwise it is
+  // taken again, up to 3 times.
+  int list_threads(pid_t pid, std::vector<pid_t>& out, bool& complete) override {
     char dir[64];
     std::snprintf(dir, sizeof dir, "/proc/%d/task", static_cast<int>(pid));
-    int err = list_numbers(dir, out);
+    int err = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      out.clear();
+      pid_t last = 0;
+      err = list_numbers(dir, out, complete, last);
+      if (err != 0) break;
+      if (complete && last > 0 && syscall(SYS_tgkill, pid, last, 0) != 0 && errno != EPERM) complete = false;
+      if (complete) break;
+    }
     return err == ENOENT ? ESRCH : err;
   }
 
@@ -196,10 +208,26 @@ public:
     return 0;
   }
 
+  bool has_run(pid_t pid, pid_t tid) override {
+    char path[80];
+    std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", static_cast<int>(pid), static_cast<int>(tid));
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char buf[128];
+    ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    auto ns = parse_decimal(std::string_view(buf, std::strcspn(buf, " \n")), ~0ull);
+    return ns && *ns > 0;
+  }
+
   int list_processes(std::vector<ProcessParent>& out) override {
     out.clear();
     std::vector<pid_t> pids;
-    if (int err = list_numbers("/proc", pids)) return err;
+    bool one_call = false;  // /proc lists processes in PID order: a resumed walk skips none that stay
+    pid_t last = 0;
+    if (int err = list_numbers("/proc", pids, one_call, last)) return err;
     StatLine st;
     for (pid_t pid : pids) {
       if (read_task_stat(pid, pid, st) != 0) continue;  // gone
@@ -266,12 +294,16 @@ public:
   }
 
 private:
-  // The decimal names of a /proc directory, ascending.
-  int list_numbers(const char* dir, std::vector<pid_t>& out) {
+  // The decimal names of a /proc directory, ascending. `one_call`: one
+  // getdents call returned them all, and the buffer was not full; `last`:
+  // the last name it returned (the kernel's order, before sorting).
+  int list_numbers(const char* dir, std::vector<pid_t>& out, bool& one_call, pid_t& last) {
     int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return errno;
     m_dirents.resize(1024 * 1024);
     int err = 0;
+    unsigned calls = 0;
+    bool full = false;
     for (;;) {
       ssize_t n = getdents64(fd, m_dirents.data(), m_dirents.size());
       if (n < 0) {
@@ -279,14 +311,19 @@ private:
         break;
       }
       if (n == 0) break;
+      ++calls;
+      full = full || static_cast<size_t>(n) + 512 > m_dirents.size();
       for (ssize_t off = 0; off < n;) {
         const auto* e = reinterpret_cast<const dirent64*>(m_dirents.data() + off);
         off += e->d_reclen;
         auto id = parse_pid(e->d_name);
-        if (id) out.push_back(*id);
+        if (!id) continue;
+        out.push_back(*id);
+        last = *id;
       }
     }
     ::close(fd);
+    one_call = err == 0 && calls == 1 && !full;
     std::sort(out.begin(), out.end());
     return err;
   }

@@ -85,16 +85,33 @@ public:
   // (unless someone else sets a list; a later pass then finds that thread
   // not good and sets it again, up to max_resets times).
   //
-  // A pass over a process reads the kernel's thread count N at an instant t
-  // (right after listing /proc/PID/task, where the threads affix knows may
-  // be incomplete), then reads the list of every thread it knows. A known
-  // thread that answers was known before t, so it was alive at t; if it is
-  // good and the pass set nothing, it was good at t. So when the pass set
-  // nothing and N equals the number of threads that answered good, the
-  // threads at t were exactly those: the process was settled at t. Threads
-  // that exited before t are not counted, which is how a process that keeps
-  // ending threads settles; one that exits between t and its read leaves N
-  // above the good ones, and the pass proves nothing (the next lists again).
+  // A pass over a process (pass) lists /proc/PID/task where the threads
+  // affix knows may be incomplete, reads the kernel's thread count N at an
+  // instant t right after, and then reads the list of every thread it
+  // knows, those it has never read first. A thread affix has read was good
+  // then (it sets any that is not, and reads back what the kernel kept), and
+  // stays good. A pass that set nothing proves the process settled in
+  // either of two ways:
+  //
+  // - by the count: each known thread that answers was listed before t and
+  //   answers after it, so it was alive at t, and good. Where N equals the
+  //   number that answered good, the threads at t were exactly those.
+  //   Threads that exited before t are not counted: short-lived threads
+  //   coming and going do not keep this proof from holding.
+  // - by a listing, where the kernel walked the whole thread list (see
+  //   Os::list_threads): every thread alive when the walk ended is listed.
+  //   Call a thread verified when affix read it on its list after it had
+  //   run (Os::has_run): its creation was complete, so its list can change
+  //   no more except by sched_setaffinity. (Until then the kernel may still
+  //   give it its creator's current list: cpuset_fork.) Where every listed
+  //   thread is verified, read in this pass or before, every thread at the
+  //   end of the walk was on its list, those that exited since included. A
+  //   listed thread not verified yet whose creation is not complete cannot
+  //   have run, so has created nothing; its creator, alive at the end of
+  //   the walk too, is verified, and gives it a good list. Known threads
+  //   exiting all the time (each exit after t leaves N above the good ones)
+  //   do not keep this proof from holding. It reads a file per thread once,
+  //   so it is used from the second listing on.
   //
   // With --tree, /proc is scanned for descendants after the processes were
   // visited: /proc lists processes in PID order, so one that exists during
@@ -150,6 +167,8 @@ private:
     PassResult result;
     auto& threads = p.move.threads;
     std::optional<size_t> count;  // N, the threads of the process at one instant
+    bool complete = false;         // a listing taken in this pass that the kernel did not cut short
+    const bool relisting = p.listed;
     if (p.thread_only) {
       if (threads.empty()) add_thread(p, 0, p.id);
       count = 1;
@@ -157,56 +176,84 @@ private:
       unsigned n = 0;
       if (!p.need_list && m_os.thread_count(p.id, n) == 0) {
         count = n;
-      } else if (!list(p, count)) {
+      } else if (!list(p, count, complete)) {
         settle_identity(p);
         return {true, false};  // it exited
       }
     }
     // Still the process affix was asked for? Checked before anything is set.
     if (!settle_identity(p)) return {true, false};
-    size_t answered = 0, good = 0;
-    for (auto& t : threads) {
-      if (t.gone) continue;
-      int err = m_os.get_affinity(t.tid, m_current);
-      if (err == ESRCH) {
-        mark_gone(t);
-        continue;
-      }
-      if (err != 0) fail_thread(p, t.tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
-      ++answered;
-      if (!t.seen) {
-        t.seen = true;
-        t.before = m_current;
-        t.inherited = t.inherited && m_current == t.want;
-      }
-      if (m_current == t.after || m_options.dry_run) {
-        good += m_current == t.after;
-        continue;
-      }
-      if (t.changed && ++t.resets > m_options.max_resets) {
-        fail_thread(p, t.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
-                    "does the program pin its own threads?");
-      }
-      err = m_os.set_affinity(t.tid, t.want);
-      if (err == 0) err = m_os.get_affinity(t.tid, m_accepted);  // the kernel keeps what its cpuset allows
-      if (err == ESRCH) {
-        mark_gone(t);
-        --answered;
-        continue;
-      }
-      if (err != 0) refuse(p, t.tid, t.want, err);
-      t.after = m_accepted;
-      if (m_accepted == m_current) {  // the kernel's list for it is the one it had
-        ++good;
-        continue;
-      }
-      t.restore = m_current;
-      t.changed = true;
-      result.changed = true;
-    }
-    p.need_list = !count || *count != answered;
-    result.proven = !result.changed && count && *count == good;
+    // Threads not seen before first: the newest, the likeliest to be short-lived.
+    m_order.clear();
+    for (size_t i = 0; i < threads.size(); ++i)
+      if (!threads[i].gone && !threads[i].seen) m_order.push_back(i);
+    for (size_t i = 0; i < threads.size(); ++i)
+      if (!threads[i].gone && threads[i].seen) m_order.push_back(i);
+    const bool verify = complete && relisting;  // see run: the proof by a listing
+    Tally tally;
+    for (size_t i : m_order) visit(p, threads[i], tally, result, verify);
+    p.need_list = !count || *count != tally.answered;
+    bool counted = count && *count == tally.good;
+    result.proven = !result.changed && (counted || (verify && all_verified(threads)));
     return result;
+  }
+
+  // Whether every thread of the listing just taken (m_tids) is verified.
+  bool all_verified(const std::vector<ThreadMove>& threads) const {
+    size_t at = 0;
+    for (pid_t tid : m_tids) {
+      while (at < threads.size() && threads[at].tid < tid) ++at;
+      if (at == threads.size() || threads[at].tid != tid || !threads[at].verified) return false;
+    }
+    return true;
+  }
+
+  struct Tally {
+    size_t answered = 0;  // threads that answered (alive at the count)
+    size_t good = 0;      // ...and were on their list, untouched
+  };
+
+  // Reads one thread's list and sets it where it is not the thread's own.
+  // With `verify`, a thread not verified yet is checked to have run first.
+  void visit(Proc& p, ThreadMove& t, Tally& tally, PassResult& result, bool verify) {
+    const bool ran = verify && !t.verified && m_os.has_run(p.id, t.tid);
+    int err = m_os.get_affinity(t.tid, m_current);
+    if (err == ESRCH) {
+      mark_gone(t);
+      return;
+    }
+    if (err != 0) fail_thread(p, t.tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
+    ++tally.answered;
+    if (!t.seen) {
+      t.seen = true;
+      t.before = m_current;
+      t.inherited = t.inherited && m_current == t.want;
+    }
+    if (m_current == t.after || m_options.dry_run) {
+      tally.good += m_current == t.after;
+      t.verified = t.verified || (ran && m_current == t.after);
+      return;
+    }
+    if (t.changed && ++t.resets > m_options.max_resets) {
+      fail_thread(p, t.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
+                  "does the program pin its own threads?");
+    }
+    err = m_os.set_affinity(t.tid, t.want);
+    if (err == 0) err = m_os.get_affinity(t.tid, m_accepted);  // the kernel keeps what its cpuset allows
+    if (err == ESRCH) {
+      mark_gone(t);
+      --tally.answered;
+      return;
+    }
+    if (err != 0) refuse(p, t.tid, t.want, err);
+    t.after = m_accepted;
+    if (m_accepted == m_current) {  // the kernel's list for it is the one it had
+      ++tally.good;
+      return;
+    }
+    t.restore = m_current;
+    t.changed = true;
+    result.changed = true;
   }
 
   // Lists the threads of a process into p.move.threads and sets `count`.
@@ -216,9 +263,9 @@ private:
   // with it is taken again, up to k_listings times (a process that keeps
   // creating and ending threads may never agree; then the pass proves
   // nothing and the next one lists again). False where the process is gone.
-  bool list(Proc& p, std::optional<size_t>& count) {
+  bool list(Proc& p, std::optional<size_t>& count, bool& complete) {
     for (unsigned attempt = 1;; ++attempt) {
-      int err = m_os.list_threads(p.id, m_tids);
+      int err = m_os.list_threads(p.id, m_tids, complete);
       if (err == ESRCH || (err == 0 && m_tids.empty())) return false;
       if (err != 0) fail(fmt::format("cannot list the threads of process {}: {}", p.id, errno_text(err)), {});
       unsigned n = 0;
@@ -236,7 +283,7 @@ private:
     for (pid_t tid : m_tids) {
       while (at < threads.size() && threads[at].tid < tid) ++at;
       if (at < threads.size() && threads[at].tid == tid) {
-        if (threads[at].gone) threads[at] = fresh_thread(p, tid);  // its TID was reused
+        if (threads[at].gone) revive(p, threads[at]);
         continue;
       }
       add_thread(p, at, tid);
@@ -256,6 +303,19 @@ private:
     t.inherited = p.listed;  // created during the move: on `want` at first sight means from its creator
     if (p.listed) m_churn = true;
     return t;
+  }
+
+  // A TID that answered "No such process" is listed again: a new thread
+  // with the same TID, one would think; but where it keeps happening, the
+  // kernel refuses live threads with ESRCH (a seccomp filter can).
+  void revive(Proc& p, ThreadMove& t) {
+    unsigned revivals = t.resets + 1;
+    if (revivals > m_options.max_resets) {
+      fail_thread(p, t.tid, "the kernel answers \"No such process\" for it, yet /proc still lists it",
+                  "a seccomp filter or a security module may refuse sched_setaffinity that way");
+    }
+    t = fresh_thread(p, t.tid);
+    t.resets = revivals;
   }
 
   void add_thread(Proc& p, size_t at, pid_t tid) {
@@ -443,6 +503,7 @@ private:
   bool m_churn = false;     // threads came or went during the move
   pid_t m_unsettled = 0;    // the first process the last pass did not prove settled
   std::vector<pid_t> m_tids;               // reused between listings
+  std::vector<size_t> m_order;             // the order of a pass's visits
   std::vector<ProcessParent> m_entries;    // reused between scans
   CpuSet m_current, m_accepted;
 };
@@ -514,7 +575,8 @@ std::string roll_back(Os& os, const PinReport& report) {
       // Threads created since the last listing, from a creator affix had
       // moved: on the new list (not with --spread, whose lists differ).
       if (target.request.scope == PinScope::Thread || !target.place.spread.empty()) continue;
-      if (os.list_threads(p.pid, tids) != 0) continue;
+      bool complete = false;
+      if (os.list_threads(p.pid, tids, complete) != 0) continue;
       for (pid_t tid : tids) {
         auto at = std::lower_bound(p.threads.begin(), p.threads.end(), tid,
                                    [](const ThreadMove& m, pid_t id) { return m.tid < id; });

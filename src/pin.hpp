@@ -68,7 +68,9 @@ struct ThreadMove {
   bool changed = false;    // affix set it
   bool inherited = false;  // created during the move, already on `want` (its creator's)
   bool gone = false;       // exited during the move
-  unsigned resets = 0;     // times its list was found changed back after affix set it
+  bool verified = false;   // read on its list after it had run (see pin.cpp)
+  unsigned resets = 0;     // times its list was found changed back after affix set it,
+                           // or its TID listed again after it answered ESRCH
 };
 
 struct ProcessMove {

@@ -203,10 +203,13 @@ public:
     return 0;
   }
 
-  int list_threads(pid_t pid, std::vector<pid_t>& out) override {
+  // What list_threads says of its listings (a test that cuts one short says false).
+  bool listing_complete = true;
+  int list_threads(pid_t pid, std::vector<pid_t>& out, bool& complete) override {
     calls.emplace_back("list_threads");
     list_threads_calls.push_back(pid);
     if (on_list_threads) on_list_threads(*this, pid, m_list_threads_n++);
+    complete = listing_complete;
     if (auto it = list_threads_errors.find(pid); it != list_threads_errors.end() && it->second)
       return it->second;
     auto it = threads.find(pid);
@@ -226,6 +229,13 @@ public:
     if (it == threads.end()) return ESRCH;
     out = static_cast<unsigned>(it->second.size());
     return 0;
+  }
+
+  // Threads that have not run yet (has_run false).
+  std::set<pid_t> not_run;
+  bool has_run(pid_t, pid_t tid) override {
+    calls.emplace_back("has_run");
+    return !not_run.count(tid);
   }
 
   std::vector<ProcessParent> list_processes_result() const {

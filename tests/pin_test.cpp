@@ -178,6 +178,7 @@ TEST_CASE("a listing that disagrees with the thread count is taken again") {
     if (o.list_threads_calls.size() > listings) {  // this look is a listing
       listings = static_cast<unsigned>(o.list_threads_calls.size());
       if (listings < 4) o.threads[10] = {10, 11};
+      o.listing_complete = listings >= 4;  // the kernel's walk was cut short
     }
   };
   auto report = pin(os, {process(10)}, to("1"));
@@ -226,6 +227,36 @@ TEST_CASE("threads that only exit do not keep the move from ending") {
   auto report = pin(os, {process(10)}, to("1"));
   for (pid_t t : os.threads[10]) CHECK(format_cpulist(os.affinity.at(t)) == "1");
   CHECK(report.passes <= 3);
+}
+
+TEST_CASE("threads that keep exiting after the count: a complete listing proves the move") {
+  // 50 threads; every 10th read of a list, another thread exits (an exit
+  // between the count and that thread's read: the count then never equals
+  // the threads found on their lists). A listing the kernel walked to the
+  // end, in which every thread answered or had been read before, proves
+  // every thread moved anyway. (The engine before failed at its bound.)
+  FakeOs os;
+  std::vector<pid_t> tids;
+  for (pid_t t = 10; t < 60; ++t) tids.push_back(t);
+  add_process(os, 10, tids, cpus("0-3"));
+  os.on_get_affinity = [](FakeOs& o, pid_t tid, unsigned n) {
+    auto& mine = o.threads[10];
+    if (n % 10 != 9 || mine.size() <= 5) return;
+    pid_t victim = mine.back() == tid ? mine[mine.size() - 2] : mine.back();
+    remove_thread(o, 10, victim);
+  };
+  auto report = pin(os, {process(10)}, to("1"));
+  for (pid_t t : os.threads[10]) CHECK(format_cpulist(os.affinity.at(t)) == "1");
+  // 1 moves them; 2 lists and reads each after it has run (verified), but
+  // some exit before that; 3 lists, every listed thread verified: proven.
+  CHECK(report.passes == 3);
+  SECTION("a listing cut short proves nothing: the move goes on until the exits stop") {
+    os.listing_complete = false;
+    add_process(os, 10, tids, cpus("0-3"));
+    auto r = pin(os, {process(10)}, to("2"));
+    for (pid_t t : os.threads[10]) CHECK(format_cpulist(os.affinity.at(t)) == "2");
+    CHECK(r.passes > 3);
+  }
 }
 
 TEST_CASE("a process that never settles fails when the time is up, not after a count of passes") {

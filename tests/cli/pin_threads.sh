@@ -33,7 +33,7 @@ run_affix pin -v 0-1 $PID
 check "pin -v: status" 0 "$RC"
 check "pin -v: one line per thread" 2001 "$(echo "$OUT" | wc -l)"
 first_tid=$(ls /proc/$PID/task | sort -n | head -1)
-check "pin -v: old and new list" "  thread $first_tid: 1 -> 0-1" "$(echo "$OUT" | sed -n 2p)"
+check "pin -v: old and new list, and the name" "  thread $first_tid (threads_helper): 1 -> 0-1" "$(echo "$OUT" | sed -n 2p)"
 check "pin -v: every thread back on 0-1" "2000 0-1" "$(thread_lists $PID)"
 
 run_affix pin --spread 0-1 $PID
