@@ -105,18 +105,15 @@ public:
   //   no more except by sched_setaffinity. (Until then the kernel may still
   //   give it its creator's current list: cpuset_fork.) Where every listed
   //   thread is verified, read in this pass or before, every thread at the
-  //   end of the walk was on its list, those that exited since included. A
-  //   listed thread not verified yet whose creation is not complete cannot
-  //   have run, so has created nothing; its creator, alive at the end of
-  //   the walk too, is verified, and gives it a good list. Known threads
-  //   exiting all the time (each exit after t leaves N above the good ones)
-  //   do not keep this proof from holding. It reads a file per thread once,
-  //   so it is used from the second listing on.
+  //   end of the walk was on its list, those that exited since included.
+  //   Known threads exiting all the time (each exit after t leaves N above
+  //   the good ones) do not keep this proof from holding. It reads a file
+  //   per thread once, so it is used from the second listing on.
   //
   // With --tree, /proc is scanned for descendants after the processes were
   // visited: /proc lists processes in PID order, so one that exists during
   // the whole scan is found; one created during it has a parent that the
-  // pass before proved settled, and is settled itself.
+  // visits before the scan proved settled, and is settled itself.
   //
   // The move ends at the first pass that proves every process settled, sets
   // nothing and, with --tree, finds no new process; it fails if that has
