@@ -10,7 +10,7 @@ set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
 set -g __affix_opts_run $__affix_shape_opts --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --json --root -h --help
-set -g __affix_opts_pin $__affix_shape_opts --spread --tid -v --verbose --migrate -h --help
+set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run -h --help
 set -g __affix_opts_show --json --pinned --root -h --help
 set -g __affix_opts_topo --json --root -h --help
 
@@ -341,6 +341,8 @@ complete -c affix -n '__affix_for pin' -l spread -d 'one CPU per thread'
 complete -c affix -n '__affix_for pin' -l tid -d 'the IDs are thread IDs'
 complete -c affix -n '__affix_for pin' -s v -l verbose -d 'print old and new CPU lists'
 complete -c affix -n '__affix_for pin' -l migrate -d 'move existing pages too'
+complete -c affix -n '__affix_for pin' -l tree -d 'the process and all its descendants'
+complete -c affix -n '__affix_for pin' -l dry-run -d 'print what would change, change nothing'
 # show
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "error.hpp"
+#include "os.hpp"
 #include "explain_output.hpp"
 #include "placement_cli.hpp"
 #include "placement_env.hpp"
@@ -24,6 +25,12 @@ int command_explain(const Args& args) {
   Allowed allowed = read_allowed(root, topo);
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);
+  // What `run` would really apply: preferring several nodes needs a kernel
+  // with MPOL_PREFERRED_MANY (only this machine's kernel can be asked).
+  if (!cl.root && placement.mem_policy == MemPolicy::Preferred && placement.mem_nodes.count() > 1 &&
+      !linux_os().has_preferred_many())
+    placement.warnings.push_back("this kernel has no MPOL_PREFERRED_MANY (Linux 5.15 and later have it): "
+                                 "'run' would refuse to prefer several nodes");
   EnvVars vars = placement_env(placement, env);
   std::string text = cl.json ? explain_json(placement, allowed, vars)
                              : explain_text(placement, allowed, vars);

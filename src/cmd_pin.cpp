@@ -1,14 +1,19 @@
 // affix pin [OPTIONS] WHERE PID... | affix pin --tid [OPTIONS] WHERE TID...
 //
-// Parse (placement_cli), resolve WHERE for each process against its own
-// allowed set (its cgroup cpuset, not affix's), then move every thread (pin
-// engine), then, with --migrate, its pages. A failure of --migrate puts the
-// threads back too: nothing is half-applied.
+// Parse (placement_cli), then hand the IDs to the pin engine, which holds
+// each target (pidfd) before the resolver below reads anything of it: WHERE
+// is resolved for each process against its own allowed set (its cgroup
+// cpuset, not affix's). The engine moves every thread; then, with
+// --migrate, every target's pages are planned (nothing moves if one cannot
+// be) and moved. A failure of --migrate puts the threads back too; pages
+// already moved stay moved, and the message says so.
 #include <cstdio>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "diag.hpp"
 #include "error.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
@@ -21,11 +26,6 @@ namespace affix {
 
 namespace {
 
-struct Resolved {
-  pid_t id = 0;
-  Placement placement;
-};
-
 void check_options(const CommandLine& cl) {
   if (cl.request.mem && !cl.migrate) {
     throw Error(ErrorKind::Usage,
@@ -36,6 +36,9 @@ void check_options(const CommandLine& cl) {
   }
   if (cl.migrate && cl.tid) {
     throw Error(ErrorKind::Usage, "--migrate moves a process's pages, which its threads share; it does not go with --tid");
+  }
+  if (cl.tree && cl.tid) {
+    throw Error(ErrorKind::Usage, "--tree moves whole processes and their descendants; it does not go with --tid");
   }
 }
 
@@ -56,21 +59,68 @@ std::vector<pid_t> parse_ids(const CommandLine& cl) {
 // default nodes of the selected CPUs.
 CpuSet migrate_nodes(const Placement& p) { return p.mem_nodes.empty() ? p.nodes : p.mem_nodes; }
 
-std::string format_target(const TargetReport& t, const Resolved& r, bool spread, bool verbose) {
-  if (t.exited) return fmt::format("{}: exited during the move\n", t.id);
-  unsigned live = 0, moved = 0;
-  for (const auto& m : t.threads) {
-    live += !m.vanished;
-    moved += m.changed && !m.vanished;
+std::string plural(size_t n, const char* word, const char* plural_word) {
+  return fmt::format("{} {}", n, n == 1 ? word : plural_word);
+}
+
+// One line per target, and with -v (always with --dry-run) one per thread.
+std::string format_target(const SysRoot& root, const TargetReport& t, bool verbose, bool dry_run) {
+  if (t.exited) return fmt::format("{}: exited during the move\n", t.request.id);
+  size_t live = 0, moved = 0, processes = 0;
+  for (const auto& p : t.processes) {
+    if (p.exited) continue;
+    ++processes;
+    for (const auto& m : p.threads) {
+      live += !m.gone;
+      moved += !m.gone && (dry_run ? !(m.before == m.after) : m.changed);
+    }
   }
-  std::string out = fmt::format("{}: {} thread{} {} CPUs {} ({} moved)\n", t.id, live, live == 1 ? "" : "s",
-                                spread ? "one CPU each from" : "on", format_cpulist(r.placement.cpus), moved);
+  std::string what = plural(live, "thread", "threads");
+  if (t.request.scope == PinScope::Tree) what = plural(processes, "process", "processes") + ", " + what;
+  std::string out = fmt::format("{}: {} {} {} ({} {})\n", t.request.id, what,
+                                t.place.spread.empty() ? "on CPUs" : "one CPU each from CPUs",
+                                format_cpulist(t.place.cpus), moved, dry_run ? "would move" : "moved");
   if (!verbose) return out;
-  for (const auto& m : t.threads) {
-    out += fmt::format("  thread {}: {} -> {}{}\n", m.tid, format_cpulist(m.before), format_cpulist(m.after),
-                       m.vanished ? " (exited)" : "");
+  bool tree = t.request.scope == PinScope::Tree;
+  for (const auto& p : t.processes) {
+    if (tree) {
+      out += fmt::format("  process {}{}\n", thread_name(root, p.pid, p.pid),
+                         p.exited ? ": exited during the move" : "");
+      if (p.exited) continue;
+    }
+    for (const auto& m : p.threads) {
+      if (!m.seen && !m.gone) continue;
+      out += fmt::format("{}  thread {}: {} -> {}{}\n", tree ? "  " : "",
+                         thread_name(root, t.request.scope == PinScope::Thread ? m.tid : p.pid, m.tid),
+                         format_cpulist(m.before), format_cpulist(m.after), m.gone ? " (exited)" : "");
+    }
   }
   return out;
+}
+
+// --migrate over every process the pin moved; on a failure every thread
+// goes back too.
+std::string migrate_report(Os& os, const SysRoot& root, const PinReport& report,
+                           const std::map<pid_t, Placement>& placements, const CpuSet& all_nodes, bool dry_run) {
+  std::vector<MigrateTarget> targets;
+  for (const auto& t : report.targets) {
+    const Placement& p = placements.at(t.request.id);
+    for (const auto& proc : t.processes)
+      if (!proc.exited) targets.push_back({proc.pid, *p.mem_policy, migrate_nodes(p)});
+  }
+  try {
+    MigrateOutput out = migrate_all(os, root, targets, all_nodes, dry_run);
+    for (const auto& w : out.warnings) print_warning(w);
+    return out.text;
+  } catch (const Error& e) {
+    if (dry_run) throw;
+    std::string stays = roll_back(os, report);
+    std::string what = std::string(e.what()) +
+                       (stays.empty() ? "; every thread was put back on its old CPU list" : "; not every thread was put back");
+    std::string hint = e.hint();
+    if (!stays.empty()) hint = hint.empty() ? stays : hint + "; " + stays;
+    throw Error(e.kind(), what, hint);
+  }
 }
 
 }  // namespace
@@ -88,48 +138,29 @@ int command_pin(const Args& args) {
   if (cl.migrate && !request.mem) request.mem = MemRequest{MemPolicy::Bind, std::nullopt};
   Topology topo = read_topology(root);
   auto env = process_env();
-
-  // Resolve every ID before anything is moved.
-  std::vector<Resolved> resolved;
-  std::vector<PinTarget> targets;
-  for (pid_t id : ids) {
-    if (!root.exists(proc_dir(id) + "/stat")) {
-      throw Error(ErrorKind::Runtime, fmt::format("no such {}: {}", cl.tid ? "thread" : "process", id));
-    }
-    Allowed allowed = read_allowed(root, topo, std::to_string(id));
-    Resolved r{id, resolve(request, topo, allowed, env)};
-    PinTarget t;
-    t.id = id;
-    t.single_thread = cl.tid;
-    t.cpus = r.placement.cpus;
-    if (cl.spread) t.spread = r.placement.sequence;
-    targets.push_back(std::move(t));
-    resolved.push_back(std::move(r));
-  }
-
   Os& os = linux_os();
-  PinReport report = pin_threads(os, root, targets);
+
+  std::vector<PinRequest> requests;
+  for (pid_t id : ids)
+    requests.push_back({id, cl.tid ? PinScope::Thread : cl.tree ? PinScope::Tree : PinScope::Process});
+  // Called by the engine for each target once it holds it: what is read
+  // here is of the process that is then moved.
+  std::map<pid_t, Placement> placements;
+  auto resolver = [&](const PinRequest& r) {
+    Allowed allowed = read_allowed(root, topo, std::to_string(r.id));
+    Placement p = resolve(request, topo, allowed, env);
+    if (cl.migrate) check_own_nodes(os, migrate_nodes(p));
+    PinPlace place{p.cpus, cl.spread ? p.sequence : std::vector<unsigned>{}};
+    placements[r.id] = std::move(p);
+    return place;
+  };
+  PinOptions options;
+  options.dry_run = cl.dry_run;
+  PinReport report = pin_threads(os, root, requests, resolver, options);
 
   std::string out;
-  for (size_t i = 0; i < report.targets.size(); ++i)
-    out += format_target(report.targets[i], resolved[i], cl.spread, cl.verbose);
-  if (cl.migrate) {
-    try {
-      for (size_t i = 0; i < report.targets.size(); ++i) {
-        if (report.targets[i].exited) continue;
-        auto m = migrate_process(os, root, report.targets[i].id, topo.node_set(),
-                                 migrate_nodes(resolved[i].placement));
-        out += format_migrate(m);
-      }
-    } catch (const Error& e) {
-      auto stuck = roll_back(os, report);
-      std::string what = std::string(e.what()) +
-                         (stuck.empty() ? "; every thread was put back on its old CPU list"
-                                        : fmt::format("; {} thread(s) could not be put back: {}",
-                                                      stuck.size(), stuck.front()));
-      throw Error(e.kind(), what, e.hint());
-    }
-  }
+  for (const auto& t : report.targets) out += format_target(root, t, cl.verbose || cl.dry_run, cl.dry_run);
+  if (cl.migrate) out += migrate_report(os, root, report, placements, topo.node_set(), cl.dry_run);
   std::fputs(out.c_str(), stdout);
   return k_exit_ok;
 }

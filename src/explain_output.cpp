@@ -43,12 +43,8 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const EnvVa
                                    format_cpulist(allowed.mems), allowed.source));
   if (!p.mem_policy)
     line(out, "memory", "policy unchanged (no --mem)");
-  else if (*p.mem_policy == MemPolicy::Local)
-    line(out, "memory", "local");
   else
-    line(out, "memory", fmt::format("{} on node{} {}", mem_policy_name(*p.mem_policy),
-                                    p.mem_nodes.count() == 1 ? "" : "s",
-                                    format_cpulist(p.mem_nodes)));
+    line(out, "memory", mem_policy_text(*p.mem_policy, p.mem_nodes));
   const char* label = "dropped";
   for (auto& d : p.dropped) {
     line(out, label, fmt::format("{} {}", format_cpulist(d.cpus), d.reason));

@@ -20,9 +20,19 @@ std::string plural(unsigned n, const char* word) {
 
 std::string policy_text(const Placement& p) {
   if (!p.mem_policy) return {};
-  if (*p.mem_policy == MemPolicy::Local) return "local";
-  return fmt::format("{} on node{} {}", mem_policy_name(*p.mem_policy),
-                     p.mem_nodes.count() == 1 ? "" : "s", format_cpulist(p.mem_nodes));
+  return mem_policy_text(*p.mem_policy, p.mem_nodes);
+}
+
+// Preferring several nodes needs MPOL_PREFERRED_MANY (Linux 5.15); where the
+// kernel lacks it, the run fails before anything is set, and so does a dry run.
+void check_kernel_has(Os& os, const Placement& p) {
+  if (!p.mem_policy || *p.mem_policy != MemPolicy::Preferred || p.mem_nodes.count() < 2) return;
+  if (os.has_preferred_many()) return;
+  throw Error(ErrorKind::Runtime,
+              fmt::format("cannot prefer several nodes ({}): this kernel has no MPOL_PREFERRED_MANY "
+                          "(Linux 5.15 and later have it)",
+                          format_cpulist(p.mem_nodes)),
+              "name one node (--mem preferred:N), or use --mem interleave or --mem bind");
 }
 
 std::string command_text(const std::vector<std::string>& argv) {
@@ -100,6 +110,7 @@ ExecFailure exec_failure(const std::string& command, int error) {
 int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
            std::ostream& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
+  check_kernel_has(os, placement);
   if (request.dry_run) {
     for (auto& line : describe_launch(placement, request, true)) out << line << '\n';
     out.flush();

@@ -1,5 +1,6 @@
 #include "migrate.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -10,6 +11,8 @@
 namespace affix {
 
 namespace {
+
+constexpr size_t k_query_chunk = 4096;  // pages per move_pages call that asks where pages are
 
 unsigned long long pages_on(const std::optional<NodePages>& pages, const CpuSet& nodes) {
   unsigned long long total = 0;
@@ -28,47 +31,227 @@ std::string pages_text(const std::optional<NodePages>& pages) {
   return out;
 }
 
+std::string nodes_text(const CpuSet& nodes) {
+  return fmt::format("node{} {}", nodes.count() == 1 ? "" : "s", format_cpulist(nodes));
+}
+
+std::string plural(unsigned long long n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// Throws for an errno of migrate_pages or move_pages; true where the
+// process is gone.
+bool refused(Os& os, pid_t pid, const CpuSet& to, int err) {
+  if (err == 0) return false;
+  if (err == ESRCH) return true;
+  if (err == EPERM) {
+    throw Error(ErrorKind::Runtime, fmt::format("cannot migrate the pages of process {}: permission denied", pid),
+                eperm_hint(os));
+  }
+  throw Error(ErrorKind::Runtime, fmt::format("cannot migrate the pages of process {} to nodes {}: {}", pid,
+                                              format_cpulist(to), std::strerror(err)));
+}
+
+// Interleave: where every present page is, in address order (the mappings
+// numa_maps counts pages in; a mapping's pages are looked for until as many
+// as it counts are found), and where each goes.
+void plan_interleave(Os& os, const SysRoot& root, MigratePlan& plan,
+                     const std::vector<NumaMapping>& mappings) {
+  auto ranges = read_maps(root, plan.pid);
+  if (!ranges) {
+    plan.exited = true;
+    return;
+  }
+  std::vector<unsigned> to;
+  plan.to.for_each([&](unsigned n) { to.push_back(n); });
+  size_t next = 0;  // the round-robin over `to`
+  std::vector<uint64_t> chunk;
+  std::vector<int> status;
+  for (const auto& m : mappings) {
+    unsigned long long counted = 0;
+    for (const auto& [node, count] : m.pages) counted += count;
+    auto range = std::lower_bound(ranges->begin(), ranges->end(), m.start,
+                                  [](const AddressRange& r, unsigned long long a) { return r.start < a; });
+    if (counted == 0 || range == ranges->end() || range->start != m.start) continue;
+    const uint64_t step = m.page_kb * 1024ull;
+    unsigned long long found = 0;
+    for (uint64_t a = range->start; a < range->end && found < counted;) {
+      chunk.clear();
+      for (; a < range->end && chunk.size() < k_query_chunk; a += step) chunk.push_back(a);
+      int err = os.move_pages(plan.pid, chunk, nullptr, status);
+      if (refused(os, plan.pid, plan.to, err)) {
+        plan.exited = true;
+        return;
+      }
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        if (status[i] < 0) continue;  // no page there
+        ++found;
+        int dest = static_cast<int>(to[next++ % to.size()]);
+        if (status[i] == dest) continue;
+        plan.pages.push_back(chunk[i]);
+        plan.nodes.push_back(dest);
+        ++plan.leaving[static_cast<unsigned>(status[i])];
+        ++plan.arriving[static_cast<unsigned>(dest)];
+      }
+    }
+  }
+}
+
 }  // namespace
 
-MigrateReport migrate_process(Os& os, const SysRoot& root, pid_t pid, const CpuSet& nodes,
-                              const CpuSet& to) {
-  MigrateReport r;
-  r.pid = pid;
-  r.to = to;
-  r.from = nodes - to;
-  r.before = read_numa_maps(root, pid);
-  if (!r.from.empty()) {
-    int err = os.migrate_pages(pid, r.from, to, r.not_moved);
-    if (err == ESRCH) {
+void check_own_nodes(Os& os, const CpuSet& to) {
+  CpuSet mine;
+  if (os.mems_allowed(mine) != 0 || mine.empty()) return;  // unknown: the kernel decides
+  CpuSet outside = to - mine;
+  if (outside.empty()) return;
+  throw Error(ErrorKind::Resolution,
+              fmt::format("cannot move pages to {}: outside the memory nodes affix itself may use ({})",
+                          nodes_text(outside), format_cpulist(mine)),
+              "the kernel moves pages only to nodes its caller may use; run affix in a cpuset that has them");
+}
+
+MigratePlan plan_migration(Os& os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
+                           const CpuSet& nodes) {
+  MigratePlan plan;
+  plan.pid = pid;
+  plan.policy = policy;
+  plan.to = to;
+  auto mappings = read_numa_mappings(root, pid);
+  if (mappings) {
+    plan.before = NodePages{};
+    for (const auto& m : *mappings) {
+      for (const auto& [node, count] : m.pages) (*plan.before)[node] += count;
+      if (m.policy.rfind("default", 0) == 0 || m.policy.rfind("local", 0) == 0) continue;
+      auto own = policy_nodes(m.policy);
+      if (!own || (*own - to).empty()) continue;
+      bool known = std::any_of(plan.own_policies.begin(), plan.own_policies.end(),
+                               [&](const auto& p) { return p.first == m.policy; });
+      if (!known) plan.own_policies.emplace_back(m.policy, *own - to);
+    }
+  }
+  // May affix move them? An empty call checks without moving anything.
+  std::vector<int> status;
+  long not_moved = 0;
+  int err = policy == MemPolicy::Interleave ? os.move_pages(pid, {}, nullptr, status)
+                                            : os.migrate_pages(pid, CpuSet(), to, not_moved);
+  if (refused(os, pid, to, err)) {
+    plan.exited = true;
+    return plan;
+  }
+  if (policy == MemPolicy::Interleave) {
+    if (mappings) plan_interleave(os, root, plan, *mappings);
+    return plan;
+  }
+  plan.from = nodes - to;
+  if (plan.before) {
+    for (const auto& [node, count] : *plan.before)
+      if (plan.from.test(node) && count > 0) plan.leaving[node] = count;
+  }
+  return plan;
+}
+
+MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan) {
+  MigrateResult r;
+  r.pid = plan.pid;
+  r.before = plan.before;
+  r.interleave = plan.policy == MemPolicy::Interleave;
+  r.exited = plan.exited;
+  if (r.exited) return r;
+  if (r.interleave) {
+    std::vector<int> status;
+    if (!plan.pages.empty()) {
+      int err = os.move_pages(plan.pid, plan.pages, plan.nodes.data(), status);
+      if (refused(os, plan.pid, plan.to, err)) {
+        r.exited = true;
+        return r;
+      }
+      for (size_t i = 0; i < plan.pages.size(); ++i) {
+        if (status[i] == plan.nodes[i]) {
+          ++r.moved;
+          ++r.arriving[static_cast<unsigned>(plan.nodes[i])];
+        } else {
+          ++r.not_moved;
+        }
+      }
+    }
+    r.after = read_numa_maps(root, plan.pid);
+    return r;
+  }
+  r.nothing_to_move = plan.from.empty();
+  if (!r.nothing_to_move) {
+    int err = os.migrate_pages(plan.pid, plan.from, plan.to, r.not_moved);
+    if (refused(os, plan.pid, plan.to, err)) {
       r.exited = true;
       return r;
     }
-    if (err == EPERM) {
-      throw Error(ErrorKind::Runtime,
-                  fmt::format("cannot migrate the pages of process {}: permission denied", pid),
-                  eperm_hint(os));
-    }
-    if (err != 0) {
-      throw Error(ErrorKind::Runtime,
-                  fmt::format("cannot migrate the pages of process {} from nodes {} to nodes {}: {}", pid,
-                              format_cpulist(r.from), format_cpulist(to), std::strerror(err)));
-    }
   }
-  r.after = read_numa_maps(root, pid);
-  unsigned long long was = pages_on(r.before, r.from);
-  unsigned long long is = pages_on(r.after, r.from);
+  r.after = read_numa_maps(root, plan.pid);
+  unsigned long long was = pages_on(r.before, plan.from);
+  unsigned long long is = pages_on(r.after, plan.from);
   r.moved = was > is ? was - is : 0;
   return r;
 }
 
-std::string format_migrate(const MigrateReport& r) {
+std::string format_migrate(const MigrateResult& r) {
   if (r.exited) return fmt::format("{}: exited before its pages were moved\n", r.pid);
-  std::string out = fmt::format("{}: moved {} page{}", r.pid, r.moved, r.moved == 1 ? "" : "s");
-  if (r.from.empty()) out += " (every node is a target: nothing to move)";
+  std::string out = fmt::format("{}: moved {}", r.pid, plural(r.moved, "page"));
+  if (r.nothing_to_move) out += " (every node is a target: nothing to move)";
   else if (r.not_moved > 0) out += fmt::format(" ({} could not be moved)", r.not_moved);
   out += "\n";
+  if (r.interleave) out += fmt::format("  pages moved to each node: {}\n", pages_text(r.arriving));
   out += fmt::format("  pages per node before: {}\n", pages_text(r.before));
   out += fmt::format("  pages per node after:  {}\n", pages_text(r.after));
+  return out;
+}
+
+std::string format_plan(const MigratePlan& p) {
+  if (p.exited) return fmt::format("{}: exited\n", p.pid);
+  unsigned long long n = 0;
+  for (const auto& [node, count] : p.leaving) n += count;
+  std::string out = fmt::format("{}: would move {} {} {}\n", p.pid, plural(n, "page"),
+                                p.policy == MemPolicy::Interleave ? "to spread them over" : "to",
+                                nodes_text(p.to));
+  out += fmt::format("  pages per node now: {}\n", pages_text(p.before));
+  out += fmt::format("  pages that would leave each node: {}\n", pages_text(p.leaving));
+  if (p.policy == MemPolicy::Interleave)
+    out += fmt::format("  pages that would arrive on each node: {}\n", pages_text(p.arriving));
+  return out;
+}
+
+std::vector<std::string> own_policy_warnings(const MigratePlan& p) {
+  std::vector<std::string> out;
+  for (const auto& [policy, nodes] : p.own_policies) {
+    out.push_back(fmt::format("{}'s own memory policy ({}) still sends new allocations to {}; only the "
+                              "process itself can change it",
+                              p.pid, policy, nodes_text(nodes)));
+  }
+  return out;
+}
+
+MigrateOutput migrate_all(Os& os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
+                          const CpuSet& nodes, bool dry_run) {
+  MigrateOutput out;
+  std::vector<MigratePlan> plans;
+  for (const auto& t : targets) plans.push_back(plan_migration(os, root, t.pid, t.policy, t.to, nodes));
+  std::vector<pid_t> done;
+  for (const auto& plan : plans) {
+    for (auto& w : own_policy_warnings(plan)) out.warnings.push_back(std::move(w));
+    if (dry_run) {
+      out.text += format_plan(plan);
+      continue;
+    }
+    try {
+      out.text += format_migrate(migrate(os, root, plan));
+    } catch (const Error& e) {
+      if (done.empty()) throw;
+      std::sort(done.begin(), done.end());
+      throw Error(e.kind(),
+                  fmt::format("{}; the pages of process{} {} were moved and are not moved back", e.what(),
+                              done.size() == 1 ? "" : "es", format_id_list(done)),
+                  e.hint());
+    }
+    if (!plan.exited) done.push_back(plan.pid);
+  }
   return out;
 }
 

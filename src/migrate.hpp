@@ -1,12 +1,20 @@
 #pragma once
-// pin --migrate: move a process's existing pages to the target nodes with
-// migrate_pages, and count its pages per node before and after from
-// /proc/PID/numa_maps.
+// pin --migrate: move a process's existing pages to the target nodes and
+// count its pages per node before and after from /proc/PID/numa_maps.
+//
+// bind, preferred and local move every page off the other nodes with
+// migrate_pages; interleave spreads the pages evenly over the nodes, page by
+// page with move_pages (page i of those present, in address order, goes to
+// the i-th node round-robin; a page already there stays). Every target is
+// planned (which pages, affix's right to move them) before any page moves:
+// plan_migration changes nothing.
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cpuset.hpp"
 #include "os.hpp"
@@ -15,24 +23,70 @@
 
 namespace affix {
 
-struct MigrateReport {
+struct MigratePlan {
   pid_t pid = 0;
-  CpuSet from;  // every node that is not a target
-  CpuSet to;
-  std::optional<NodePages> before, after;  // nullopt where numa_maps cannot be read
-  unsigned long long moved = 0;  // pages that left the `from` nodes
-  long not_moved = 0;            // the kernel's count of pages it could not move
-  bool exited = false;           // the process exited first
+  MemPolicy policy = MemPolicy::Bind;
+  CpuSet to;                       // the target nodes
+  CpuSet from;                     // migrate_pages: the nodes pages leave
+  std::optional<NodePages> before; // numa_maps; nullopt where it cannot be read
+  NodePages leaving;               // pages that would move, per node they are on
+  NodePages arriving;              // interleave: pages that would move, per node they go to
+  std::vector<uint64_t> pages;     // interleave: the pages that move...
+  std::vector<int> nodes;          // ...and where each goes
+  // The process's own memory policies (numa_maps) that send new memory to
+  // nodes outside `to`: policy text and those nodes ("bind:2", 2).
+  std::vector<std::pair<std::string, CpuSet>> own_policies;
+  bool exited = false;             // the process exited first
 };
 
-// Moves the pages of `pid` from every node of `nodes` that is not in `to`
-// onto `to`. Nothing to move from (every node a target) is a no-op with a
-// report. Throws Error(Runtime) where the kernel refuses (EPERM: needs
-// CAP_SYS_NICE).
-MigrateReport migrate_process(Os& os, const SysRoot& root, pid_t pid, const CpuSet& nodes,
-                              const CpuSet& to);
+struct MigrateResult {
+  pid_t pid = 0;
+  std::optional<NodePages> before, after;  // numa_maps
+  unsigned long long moved = 0;  // pages moved
+  long not_moved = 0;            // pages the kernel could not move
+  NodePages arriving;            // interleave: pages moved, per node they went to
+  bool interleave = false;
+  bool nothing_to_move = false;  // every node is a target (bind)
+  bool exited = false;
+};
+
+// Throws Error(Resolution) naming the nodes of `to` outside the memory
+// nodes affix itself may use: the kernel would leave pages meant for them
+// where they are (migrate_pages drops such nodes without a word).
+void check_own_nodes(Os& os, const CpuSet& to);
+
+// Reads where the pages are and checks that affix may move them (an empty
+// call of migrate_pages or move_pages). Throws Error(Runtime) where it may
+// not; changes nothing. `nodes`: every node of the machine.
+MigratePlan plan_migration(Os& os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
+                           const CpuSet& nodes);
+
+// Moves the pages of a plan. Throws Error(Runtime) where the kernel refuses.
+MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan);
 
 // "4242: moved 120 pages\n  pages per node before: 0:1200 1:7\n  ... after: ..."
-std::string format_migrate(const MigrateReport& report);
+std::string format_migrate(const MigrateResult& result);
+// --dry-run: "4242: would move 120 pages (from node 0:120; to nodes 1)\n..."
+std::string format_plan(const MigratePlan& plan);
+// The warnings of cli.md for the plan's own_policies, one per policy.
+std::vector<std::string> own_policy_warnings(const MigratePlan& plan);
+
+// pin --migrate over every process of a pin: plans them all (so that one
+// that cannot be moved stops everything before any page moves), then moves
+// them one after the other. With dry_run it only plans. A failure while
+// moving throws the Error with, added to its message, the processes whose
+// pages moved already ("; the pages of process 10 were moved and are not
+// moved back").
+struct MigrateTarget {
+  pid_t pid = 0;
+  MemPolicy policy = MemPolicy::Bind;
+  CpuSet to;
+};
+struct MigrateOutput {
+  std::string text;                   // the reports (format_migrate / format_plan)
+  std::vector<std::string> warnings;  // own_policy_warnings of every target
+};
+MigrateOutput migrate_all(Os& os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
+                          const CpuSet& nodes, bool dry_run);
 
 }  // namespace affix

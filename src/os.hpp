@@ -6,10 +6,10 @@
 
 #include <sys/types.h>
 
-#include <cerrno>
-
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpuset.hpp"
@@ -19,13 +19,16 @@ namespace affix {
 enum class MemPolicy { Bind, Preferred, Interleave, Local };
 const char* mem_policy_name(MemPolicy policy);  // "bind", ...
 
-// What a batch move did to one thread (Os::move_affinities).
-struct AffinityMove {
-  bool reached = false;    // false: not tried, the batch stopped at a failure before it
-  int read_error = 0;      // errno of reading its list (ESRCH: it is gone)
-  CpuSet before;           // its list as read
-  bool tried_set = false;  // its list was not the target: it was set
-  int set_error = 0;       // errno of setting it (ESRCH: it is gone)
+// What set_mempolicy is asked for: "preferred on nodes 0-1
+// (MPOL_PREFERRED_MANY: ...)" where several nodes are preferred, else
+// "bind on node 0", "local", ...
+std::string mem_policy_text(MemPolicy policy, const CpuSet& nodes);
+
+// A process, its parent and its start time, as /proc lists them.
+struct ProcessParent {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  unsigned long long start_time = 0;
 };
 
 class Os {
@@ -35,61 +38,55 @@ public:
   // sched_setaffinity / sched_getaffinity on one thread (0 = the caller).
   virtual int set_affinity(pid_t tid, const CpuSet& cpus) = 0;
   virtual int get_affinity(pid_t tid, CpuSet& out) = 0;
-  // A batch check: result[i] is 0 when thread tids[i] has CPU list
-  // *want[i], 1 when it has another, else the errno of reading it. The real
-  // Os reads a large batch on several CPUs at once; this default reads one
-  // thread after the other through get_affinity.
-  virtual void check_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
-                                std::vector<int>& result) {
-    result.assign(tids.size(), 0);
-    CpuSet current;
-    for (size_t i = 0; i < tids.size(); ++i) {
-      int err = get_affinity(tids[i], current);
-      result[i] = err != 0 ? err : current == *want[i] ? 0 : 1;
-    }
-  }
-  // A batch move: for each tids[i], reads its list and, where that is not
-  // *want[i], sets *want[i] (out[i] says what happened). A failure other
-  // than ESRCH stops the batch (the real Os: the share of one worker). The
-  // real Os moves a large batch on several CPUs at once; this default moves
-  // one thread after the other through get_affinity and set_affinity.
-  virtual void move_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
-                               std::vector<AffinityMove>& out) {
-    out.assign(tids.size(), AffinityMove{});
-    for (size_t i = 0; i < tids.size(); ++i) {
-      auto& r = out[i];
-      r.reached = true;
-      r.read_error = get_affinity(tids[i], r.before);
-      if (r.read_error == ESRCH) continue;
-      if (r.read_error != 0) break;
-      if (r.before == *want[i]) continue;
-      r.tried_set = true;
-      r.set_error = set_affinity(tids[i], *want[i]);
-      if (r.set_error != 0 && r.set_error != ESRCH) break;
-    }
-  }
+
   // set_mempolicy for the calling thread (nodes ignored for Local).
+  // Preferred over several nodes is MPOL_PREFERRED_MANY.
   virtual int set_mempolicy(MemPolicy policy, const CpuSet& nodes) = 0;
+  // Whether this kernel has MPOL_PREFERRED_MANY (Linux 5.15 and later).
+  virtual bool has_preferred_many() = 0;
+  // The memory nodes the caller may use (its cpuset's Mems_allowed).
+  virtual int mems_allowed(CpuSet& out) = 0;
   // migrate_pages(pid, from, to): returns 0 or errno; `not_moved` gets the
-  // kernel's count of pages that could not be moved.
-  virtual int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to,
-                            long& not_moved) = 0;
+  // kernel's count of pages that could not be moved. With `from` empty it
+  // moves nothing and only checks that affix may move the process's pages.
+  virtual int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to, long& not_moved) = 0;
+  // move_pages(pid, ...): with `nodes` null, status[i] gets the node of the
+  // page at pages[i] (or -errno: -ENOENT where no page is there); else it
+  // moves pages[i] to nodes[i] and status[i] gets where it is now (or
+  // -errno). All pages of the process, shared ones too, where affix holds
+  // CAP_SYS_NICE (MPOL_MF_MOVE_ALL, as migrate_pages does), else those it
+  // maps alone. An empty call only checks that affix may.
+  virtual int move_pages(pid_t pid, const std::vector<uint64_t>& pages, const int* nodes,
+                         std::vector<int>& status) = 0;
+
   // Thread IDs in /proc/PID/task, in ascending order; errno on failure
-  // (ESRCH when the process is gone).
-  virtual int list_threads(pid_t pid, std::vector<pid_t>& out) = 0;
+  // (ESRCH when the process is gone). `complete` is false where the
+  // kernel's walk of the thread list was cut short (it ends early where the
+  // thread it stands on exits, and resumes by position: see LinuxOs), so
+  // that a thread that existed all along may be missing.
+  virtual int list_threads(pid_t pid, std::vector<pid_t>& out, bool& complete) = 0;
   // The number of threads of process `pid` (field 20 of its leader's
   // /proc/PID/task/PID/stat: the kernel's count, which changes together with
   // the /proc/PID/task listing); errno on failure (ESRCH when gone).
   virtual int thread_count(pid_t pid, unsigned& out) = 0;
+  // Whether thread `tid` of process `pid` has run (the first field of
+  // /proc/PID/task/TID/schedstat, its time on a CPU, is not 0): then its
+  // creation is complete. False where it cannot be read.
+  virtual bool has_run(pid_t pid, pid_t tid) = 0;
+  // Every process of /proc with its parent (field 4 of its stat), ascending
+  // PID; processes that exit while they are read are left out.
+  virtual int list_processes(std::vector<ProcessParent>& out) = 0;
   // pidfd_open(pid); returns a descriptor >= 0, or -errno (ENOSYS where the
-  // kernel lacks it).
+  // kernel lacks it, EINVAL for a thread that is not a process's main one).
   virtual int pidfd_open(pid_t pid) = 0;
   // Whether the process behind a pidfd is still alive (poll for POLLIN).
   virtual bool pidfd_alive(int fd) = 0;
   virtual void close_fd(int fd) = 0;
-  // Start time (field 22 of /proc/PID/stat), nullopt where gone.
-  virtual std::optional<unsigned long long> start_time(pid_t pid) = 0;
-  // Sleep between confirmation passes.
+  // Start time of a process or thread (field 22 of /proc/ID/stat), nullopt
+  // where gone.
+  virtual std::optional<unsigned long long> start_time(pid_t id) = 0;
+  // A monotonic clock, and a sleep on it.
+  virtual uint64_t now_ms() = 0;
   virtual void sleep_ms(unsigned ms) = 0;
   // execvp; returns only on failure, with errno.
   virtual int exec(const std::vector<std::string>& argv) = 0;

@@ -1,4 +1,6 @@
 // The only file that talks to the kernel's scheduler and memory-policy calls.
+// The memory calls go through libnuma's numaif.h wrappers; /proc stat lines
+// are parsed by proc.cpp (parse_stat), the one /proc parser.
 #include <dirent.h>
 #include <fcntl.h>
 #include <numa.h>
@@ -6,19 +8,21 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <system_error>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "diag.hpp"
 #include "os.hpp"
+#include "proc.hpp"
 
 namespace affix {
 
@@ -32,20 +36,53 @@ const char* mem_policy_name(MemPolicy policy) {
   return "?";
 }
 
+std::string mem_policy_text(MemPolicy policy, const CpuSet& nodes) {
+  if (policy == MemPolicy::Local) return "local";
+  std::string text = fmt::format("{} on node{} {}", mem_policy_name(policy), nodes.count() == 1 ? "" : "s",
+                                 format_cpulist(nodes));
+  if (policy == MemPolicy::Preferred && nodes.count() > 1)
+    text += " (MPOL_PREFERRED_MANY: the nearest of them with free memory first, then any node)";
+  return text;
+}
+
 namespace {
 
-// Kernel masks are arrays of unsigned long; size them to cover the set and
-// at least the kernel's own size.
-std::vector<unsigned long> to_mask(const CpuSet& set, size_t min_bits) {
-  size_t bits = std::max<size_t>(set.end(), min_bits);
-  std::vector<unsigned long> mask((bits + 63) / 64 + 1, 0);
-  set.for_each([&](unsigned i) { mask[i / 64] |= 1ul << (i % 64); });
+// Kernel node masks are arrays of unsigned long. The memory calls take a
+// bit count one larger than the mask (the kernel's own off-by-one, which
+// libnuma's callers follow too).
+constexpr size_t k_node_bits = 4096;
+
+std::vector<unsigned long> node_mask(const CpuSet& set) {
+  std::vector<unsigned long> mask(k_node_bits / (8 * sizeof(unsigned long)), 0);
+  set.for_each([&](unsigned i) {
+    if (i < k_node_bits) mask[i / (8 * sizeof(unsigned long))] |= 1ul << (i % (8 * sizeof(unsigned long)));
+  });
   return mask;
 }
 
-// Where an unsigned long is 64 bits, a kernel mask and CpuSet::words() have
-// the same layout.
+// Where an unsigned long is 64 bits, a kernel CPU mask and CpuSet::words()
+// have the same layout.
 constexpr bool k_words_are_longs = sizeof(unsigned long) == sizeof(uint64_t);
+
+// The stat line of /proc/PID/task/TID/stat: the thread's own, not the
+// process's, which sums the CPU times of every thread (a walk over 10,000
+// threads); start time and num_threads are the same in both. Parsed by
+// parse_stat. 0, ESRCH where gone, EIO where it is not a stat line.
+int read_task_stat(pid_t pid, pid_t tid, StatLine& out) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(tid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? ESRCH : errno;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  int err = n < 0 ? errno : 0;
+  ::close(fd);
+  if (n < 0) return err == ENOENT ? ESRCH : err;
+  auto st = parse_stat(std::string_view(buf, static_cast<size_t>(n)));
+  if (!st) return EIO;
+  out = std::move(*st);
+  return 0;
+}
 
 class LinuxOs final : public Os {
 public:
@@ -54,13 +91,14 @@ public:
     // clears the rest: the set's own words will do, without a copy.
     if (k_words_are_longs && !cpus.empty()) {
       const auto& words = cpus.words();
-      if (syscall(SYS_sched_setaffinity, tid, words.size() * sizeof(uint64_t), words.data()) != 0)
-        return errno;
+      if (syscall(SYS_sched_setaffinity, tid, words.size() * sizeof(uint64_t), words.data()) != 0) return errno;
       return 0;
     }
-    auto mask = to_mask(cpus, 8192);
-    if (sched_setaffinity(tid, mask.size() * sizeof(unsigned long),
-                          reinterpret_cast<cpu_set_t*>(mask.data())) != 0)
+    std::vector<unsigned long> mask(8192 / 64 + 1, 0);
+    cpus.for_each([&](unsigned i) {
+      if (i / 64 < mask.size()) mask[i / 64] |= 1ul << (i % 64);
+    });
+    if (sched_setaffinity(tid, mask.size() * sizeof(unsigned long), reinterpret_cast<cpu_set_t*>(mask.data())) != 0)
       return errno;
     return 0;
   }
@@ -88,106 +126,113 @@ public:
     return mask_to_set(out);
   }
 
-  // pin's check passes read every thread's list; at thousands of threads
-  // that is kernel time (a cache-cold task each) that splits well across
-  // the CPUs affix may use: one worker per 1000 threads, each with its own
-  // buffer. A worker that cannot be started (RLIMIT_NPROC, say) leaves its
-  // share to the caller.
-  void check_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
-                        std::vector<int>& result) override {
-    const size_t n = tids.size();
-    if (m_mask_bytes == 0 || !k_words_are_longs || n < 2 * k_threads_per_worker) {
-      Os::check_affinities(tids, want, result);
-      return;
-    }
-    result.assign(n, 0);
-    in_parallel(n, [&](size_t begin, size_t end) { check_range(tids, want, result, begin, end); });
-  }
-
-  // pin's first pass over a large process, split the same way.
-  void move_affinities(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
-                       std::vector<AffinityMove>& out) override {
-    const size_t n = tids.size();
-    if (m_mask_bytes == 0 && n >= 2 * k_threads_per_worker) {
-      CpuSet self;
-      get_affinity(0, self);  // learns the kernel's mask size
-    }
-    if (m_mask_bytes == 0 || !k_words_are_longs || n < 2 * k_threads_per_worker) {
-      Os::move_affinities(tids, want, out);
-      return;
-    }
-    out.assign(n, AffinityMove{});
-    in_parallel(n, [&](size_t begin, size_t end) { move_range(tids, want, out, begin, end); });
-  }
-
   int set_mempolicy(MemPolicy policy, const CpuSet& nodes) override {
     int mode = MPOL_DEFAULT;
     switch (policy) {
       case MemPolicy::Bind: mode = MPOL_BIND; break;
-      case MemPolicy::Preferred: mode = MPOL_PREFERRED; break;
+      case MemPolicy::Preferred: mode = nodes.count() > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED; break;
       case MemPolicy::Interleave: mode = MPOL_INTERLEAVE; break;
       case MemPolicy::Local: mode = MPOL_LOCAL; break;
     }
-    if (policy == MemPolicy::Local) {
-      if (syscall(SYS_set_mempolicy, mode, nullptr, 0) != 0) return errno;
-      return 0;
-    }
-    auto mask = to_mask(nodes, 1024);
-    if (syscall(SYS_set_mempolicy, mode, mask.data(), mask.size() * 64 + 1) != 0) return errno;
+    if (policy == MemPolicy::Local) return ::set_mempolicy(mode, nullptr, 0) != 0 ? errno : 0;
+    auto mask = node_mask(nodes);
+    return ::set_mempolicy(mode, mask.data(), k_node_bits + 1) != 0 ? errno : 0;
+  }
+
+  // An mbind of no bytes checks the mode and nothing else (the kernel
+  // returns before it looks at any mapping): EINVAL where the kernel does
+  // not know MPOL_PREFERRED_MANY. It changes nothing.
+  bool has_preferred_many() override {
+    auto mask = node_mask(CpuSet::range(0, 0));
+    return ::mbind(nullptr, 0, MPOL_PREFERRED_MANY, mask.data(), k_node_bits + 1, 0) == 0 || errno != EINVAL;
+  }
+
+  int mems_allowed(CpuSet& out) override {
+    std::vector<unsigned long> mask(k_node_bits / (8 * sizeof(unsigned long)), 0);
+    if (::get_mempolicy(nullptr, mask.data(), k_node_bits + 1, nullptr, MPOL_F_MEMS_ALLOWED) != 0) return errno;
+    out = CpuSet();
+    for (size_t w = 0; w < mask.size(); ++w)
+      for (unsigned long word = mask[w]; word != 0; word &= word - 1)
+        out.set(static_cast<unsigned>(w * 8 * sizeof(unsigned long)) + static_cast<unsigned>(__builtin_ctzl(word)));
     return 0;
   }
 
   int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to, long& not_moved) override {
-    auto a = to_mask(from, 1024);
-    auto b = to_mask(to, 1024);
-    size_t n = std::max(a.size(), b.size());
-    a.resize(n, 0);
-    b.resize(n, 0);
-    long r = syscall(SYS_migrate_pages, pid, n * 64 + 1, a.data(), b.data());
+    auto a = node_mask(from);
+    auto b = node_mask(to);
+    long r = ::migrate_pages(pid, k_node_bits + 1, a.data(), b.data());
     if (r < 0) return errno;
     not_moved = r;
     return 0;
   }
 
-  // getdents64 with one large buffer, kept between calls: pin lists a
-  // process's threads on every pass, and readdir's 32 KiB buffer takes a
-  // dozen calls for 10,000 threads.
-  int list_threads(pid_t pid, std::vector<pid_t>& out) override {
-    out.clear();
-    std::string dir = "/proc/" + std::to_string(pid) + "/task";
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? ESRCH : errno;
-    m_dirents.resize(256 * 1024);
+  int move_pages(pid_t pid, const std::vector<uint64_t>& pages, const int* nodes,
+                 std::vector<int>& status) override {
+    std::vector<void*> addrs(pages.size());
+    for (size_t i = 0; i < pages.size(); ++i) addrs[i] = reinterpret_cast<void*>(static_cast<uintptr_t>(pages[i]));
+    status.assign(pages.size(), 0);
+    int flags = nodes && has_cap_sys_nice() ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE;
+    long r = ::move_pages(pid, pages.size(), addrs.data(), nodes, status.data(), flags);
+    return r < 0 ? errno : 0;
+  }
+
+  // getdents64 with one large buffer, kept between calls. The kernel walks
+  // the thread list one entry at a time, oldest first; where the thread it
+  // stands on exits, the walk ends there, and a next getdents resumes by
+  // position (skipping a thread for each that exited before it). A walk
+  // that ended on a thread that is still alive afterwards did not end
+  // early: it reached the newest thread. So a listing is complete where one
+  // getdents call returned it all (the buffer not full) and the last thread
+  // it returned is alive after it (tgkill with signal 0). Otherwise it is
+  // taken again, up to 3 times.
+  int list_threads(pid_t pid, std::vector<pid_t>& out, bool& complete) override {
+    char dir[64];
+    std::snprintf(dir, sizeof dir, "/proc/%d/task", static_cast<int>(pid));
     int err = 0;
-    for (;;) {
-      ssize_t n = getdents64(fd, m_dirents.data(), m_dirents.size());
-      if (n < 0) {
-        err = errno;
-        break;
-      }
-      if (n == 0) break;
-      for (ssize_t off = 0; off < n;) {
-        const auto* e = reinterpret_cast<const dirent64*>(m_dirents.data() + off);
-        off += e->d_reclen;
-        pid_t tid = 0;
-        const char* c = e->d_name;
-        if (*c < '0' || *c > '9') continue;
-        for (; *c >= '0' && *c <= '9'; ++c) tid = tid * 10 + (*c - '0');
-        out.push_back(tid);
-      }
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      out.clear();
+      pid_t last = 0;
+      err = list_numbers(dir, out, complete, last);
+      if (err != 0) break;
+      if (complete && last > 0 && syscall(SYS_tgkill, pid, last, 0) != 0 && errno != EPERM) complete = false;
+      if (complete) break;
     }
-    ::close(fd);
-    if (err != 0) return err == ENOENT ? ESRCH : err;
-    std::sort(out.begin(), out.end());
-    return 0;
+    return err == ENOENT ? ESRCH : err;
   }
 
   int thread_count(pid_t pid, unsigned& out) override {
-    unsigned long long n = 0;
-    int err = stat_field(pid, 20, n);  // num_threads
-    if (err != 0) return err;
-    if (n > (1u << 30)) return EIO;
-    out = static_cast<unsigned>(n);
+    StatLine st;
+    if (int err = read_task_stat(pid, pid, st)) return err;
+    if (st.num_threads > (1u << 30)) return EIO;
+    out = static_cast<unsigned>(st.num_threads);
+    return 0;
+  }
+
+  bool has_run(pid_t pid, pid_t tid) override {
+    char path[80];
+    std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", static_cast<int>(pid), static_cast<int>(tid));
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char buf[128];
+    ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    auto ns = parse_decimal(std::string_view(buf, std::strcspn(buf, " \n")), ~0ull);
+    return ns && *ns > 0;
+  }
+
+  int list_processes(std::vector<ProcessParent>& out) override {
+    out.clear();
+    std::vector<pid_t> pids;
+    bool one_call = false;  // /proc lists processes in PID order: a resumed walk skips none that stay
+    pid_t last = 0;
+    if (int err = list_numbers("/proc", pids, one_call, last)) return err;
+    StatLine st;
+    for (pid_t pid : pids) {
+      if (read_task_stat(pid, pid, st) != 0) continue;  // gone
+      out.push_back({pid, st.ppid, st.start_time});
+    }
     return 0;
   }
 
@@ -210,15 +255,19 @@ public:
 
   void close_fd(int fd) override { ::close(fd); }
 
-  std::optional<unsigned long long> start_time(pid_t pid) override {
-    unsigned long long t = 0;
-    if (stat_field(pid, 22, t) != 0) return std::nullopt;
-    return t;
+  std::optional<unsigned long long> start_time(pid_t id) override {
+    StatLine st;
+    if (read_task_stat(id, id, st) != 0) return std::nullopt;
+    return st.start_time;
   }
 
-  void sleep_ms(unsigned ms) override {
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  uint64_t now_ms() override {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
   }
+
+  void sleep_ms(unsigned ms) override { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
   int exec(const std::vector<std::string>& argv) override {
     std::vector<char*> args;
@@ -229,14 +278,15 @@ public:
   }
 
   bool has_cap_sys_nice() override {
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line)) {
-      if (line.rfind("CapEff:", 0) != 0) continue;
-      unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
-      return (caps >> 23) & 1;  // CAP_SYS_NICE
+    if (m_caps < 0) {
+      std::optional<StatusInfo> status;
+      try {
+        status = read_status(SysRoot(), "proc/self");
+      } catch (const std::exception&) {
+      }
+      m_caps = status && ((status->cap_eff >> 23) & 1) ? 1 : 0;  // CAP_SYS_NICE
     }
-    return false;
+    return m_caps == 1;
   }
 
   void set_env(const std::string& name, const std::string& value) override {
@@ -244,121 +294,38 @@ public:
   }
 
 private:
-  static constexpr size_t k_threads_per_worker = 1000;
-
-  // Field `field` (>= 3) of /proc/PID/task/PID/stat as a number: the
-  // thread's own stat, not the process's, which sums the CPU times of every
-  // thread (a walk over 10,000 threads); start time and num_threads are the
-  // same in both. 0, ESRCH where gone, EIO where it is not a stat line.
-  static int stat_field(pid_t pid, int field, unsigned long long& out) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", static_cast<int>(pid), static_cast<int>(pid));
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? ESRCH : errno;
-    char buf[1024];
-    ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    int err = n < 0 ? errno : 0;
-    ::close(fd);
-    if (n < 0) return err == ENOENT ? ESRCH : err;
-    buf[n] = '\0';
-    const char* p = strrchr(buf, ')');
-    if (!p) return EIO;
-    ++p;
-    // Field 3 is the first after ')'.
-    for (int i = 3;; ++i) {
-      while (*p == ' ') ++p;
-      if (!*p) return EIO;
-      if (i == field) break;
-      while (*p && *p != ' ') ++p;
-    }
-    if (*p < '0' || *p > '9') return EIO;
-    unsigned long long v = 0;
-    for (; *p >= '0' && *p <= '9'; ++p) {
-      if (v > (~0ull - 9) / 10) return EIO;
-      v = v * 10 + static_cast<unsigned long long>(*p - '0');
-    }
-    out = v;
-    return 0;
-  }
-
-  // Runs work(begin, end) over [0, n) in shares, one per worker, the
-  // caller's thread taking the first.
-  template <typename Work>
-  void in_parallel(size_t n, Work work) {
-    size_t workers = std::min<size_t>({n / k_threads_per_worker, usable_cpus(), 16});
-    if (workers < 2) {
-      work(0, n);
-      return;
-    }
-    const size_t chunk = (n + workers - 1) / workers;
-    std::vector<std::thread> pool;
-    size_t mine_end = chunk;  // the caller's share: [0, mine_end)
-    for (size_t w = workers - 1; w >= 1; --w) {
-      size_t begin = w * chunk, end = std::min(n, begin + chunk);
-      if (begin >= end) continue;
-      try {
-        pool.emplace_back([&work, begin, end] { work(begin, end); });
-      } catch (const std::system_error&) {
-        mine_end = end;  // do this share and every one below it here
+  // The decimal names of a /proc directory, ascending. `one_call`: one
+  // getdents call returned them all, and the buffer was not full; `last`:
+  // the last name it returned (the kernel's order, before sorting).
+  int list_numbers(const char* dir, std::vector<pid_t>& out, bool& one_call, pid_t& last) {
+    int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    m_dirents.resize(1024 * 1024);
+    int err = 0;
+    unsigned calls = 0;
+    bool full = false;
+    for (;;) {
+      ssize_t n = getdents64(fd, m_dirents.data(), m_dirents.size());
+      if (n < 0) {
+        err = errno;
         break;
       }
-    }
-    work(0, mine_end);
-    for (auto& th : pool) th.join();
-  }
-
-  // move_affinities over tids[begin, end); safe to run on several threads
-  // at once (its own buffer; set_affinity keeps no state).
-  void move_range(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
-                  std::vector<AffinityMove>& out, size_t begin, size_t end) {
-    const size_t words = m_mask_bytes / sizeof(uint64_t);
-    std::vector<uint64_t> buf(words + 1);
-    for (size_t i = begin; i < end; ++i) {
-      auto& r = out[i];
-      r.reached = true;
-      if (syscall(SYS_sched_getaffinity, tids[i], m_mask_bytes, buf.data()) < 0) {
-        r.read_error = errno;
-        if (r.read_error == ESRCH) continue;
-        return;
+      if (n == 0) break;
+      ++calls;
+      full = full || static_cast<size_t>(n) + 512 > m_dirents.size();
+      for (ssize_t off = 0; off < n;) {
+        const auto* e = reinterpret_cast<const dirent64*>(m_dirents.data() + off);
+        off += e->d_reclen;
+        auto id = parse_pid(e->d_name);
+        if (!id) continue;
+        out.push_back(*id);
+        last = *id;
       }
-      r.before.assign_words(buf.data(), words);
-      if (r.before == *want[i]) continue;
-      r.tried_set = true;
-      r.set_error = set_affinity(tids[i], *want[i]);
-      if (r.set_error != 0 && r.set_error != ESRCH) return;
     }
-  }
-
-  // Reads the lists of tids[begin, end) into result (see check_affinities);
-  // safe to run on several threads at once.
-  void check_range(const std::vector<pid_t>& tids, const std::vector<const CpuSet*>& want,
-                   std::vector<int>& result, size_t begin, size_t end) const {
-    const size_t words = m_mask_bytes / sizeof(uint64_t);
-    std::vector<uint64_t> buf(words + 1);
-    for (size_t i = begin; i < end; ++i) {
-      long r = syscall(SYS_sched_getaffinity, tids[i], m_mask_bytes, buf.data());
-      if (r < 0) {
-        result[i] = errno;
-        continue;
-      }
-      const auto& w = want[i]->words();  // no trailing zero words
-      bool same = w.size() <= words;
-      for (size_t k = 0; same && k < words; ++k) same = buf[k] == (k < w.size() ? w[k] : 0);
-      result[i] = same ? 0 : 1;
-    }
-  }
-
-  // The CPUs affix itself may run on (once).
-  size_t usable_cpus() {
-    if (m_usable_cpus == 0) {
-      std::vector<uint64_t> buf(m_mask_bytes / sizeof(uint64_t) + 1, 0);
-      long r = syscall(SYS_sched_getaffinity, 0, m_mask_bytes, buf.data());
-      size_t count = 0;
-      if (r > 0)
-        for (auto word : buf) count += static_cast<size_t>(__builtin_popcountll(word));
-      m_usable_cpus = std::max<size_t>(count, 1);
-    }
-    return m_usable_cpus;
+    ::close(fd);
+    one_call = err == 0 && calls == 1 && !full;
+    std::sort(out.begin(), out.end());
+    return err;
   }
 
   int mask_to_set(CpuSet& out) const {
@@ -374,10 +341,10 @@ private:
     return 0;
   }
 
-  std::vector<char> m_dirents;       // list_threads' buffer
+  std::vector<char> m_dirents;        // list_numbers' buffer
   std::vector<unsigned long> m_mask;  // the last sched_getaffinity result
   size_t m_mask_bytes = 0;            // the kernel's mask size, once known
-  size_t m_usable_cpus = 0;           // usable_cpus(), once known
+  int m_caps = -1;                    // has_cap_sys_nice, once known
 };
 
 }  // namespace
@@ -390,21 +357,21 @@ Os& linux_os() {
 }  // namespace affix
 
 // libnuma prints its own warnings unless the program overrides these weak
-// symbols: route them through affix's format, one line each (libnuma's
-// format strings may end with a newline of their own; numa_error reports a
-// failed call with errno set, as perror would).
+// symbols: route them through affix's one voice (diag), one line each
+// (libnuma's format strings may end with a newline of their own; numa_error
+// reports a failed call with errno set, as perror would).
 extern "C" void numa_error(char* where) {
   int err = errno;
-  fprintf(stderr, "affix: warning: libnuma: %s: %s\n", where ? where : "?", strerror(err));
+  affix::print_warning(fmt::format("libnuma: {}: {}", where ? where : "?", std::strerror(err)));
 }
 extern "C" void numa_warn(int num, char* fmt, ...) {
   (void)num;
   char text[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt ? fmt : "?", ap);
+  std::vsnprintf(text, sizeof text, fmt ? fmt : "?", ap);
   va_end(ap);
-  size_t n = strlen(text);
+  size_t n = std::strlen(text);
   while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) text[--n] = '\0';
-  fprintf(stderr, "affix: warning: libnuma: %s\n", text);
+  affix::print_warning(fmt::format("libnuma: {}", text));
 }

@@ -3,407 +3,520 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <optional>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "error.hpp"
 #include "proc.hpp"
+#include "text.hpp"
 
 namespace affix {
 
 namespace {
 
-enum class Identity { Same, Gone, Reused };
-
-// One PID (or TID) being moved.
-struct Tracked {
-  PinTarget target;
-  TargetReport report;  // report.threads is kept in ascending TID order
-  int pidfd = -1;
-  unsigned long long start_time = 0;
-  bool listed = false;         // its /proc/PID/task was read once
-  bool listed_before = false;  // ... before the listing now being walked
-};
-
 std::string errno_text(int err) { return std::strerror(err); }
 
+// A thread's stat line: /proc/PID/task/TID, else /proc/TID (a TID alone).
+std::optional<StatLine> thread_stat(const SysRoot& proc, pid_t pid, pid_t tid) {
+  try {
+    if (auto st = read_stat(proc, task_dir(pid, tid))) return st;
+    return read_stat(proc, proc_dir(tid));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 constexpr unsigned k_listings = 3;  // listings of one pass that disagree with the count
+
+enum class Identity { Same, Gone, Reused };
+
+// One process being moved (with --tid, one thread).
+struct Proc {
+  size_t target = 0;         // index of its request
+  bool thread_only = false;  // --tid: `id` is the thread
+  pid_t id = 0;
+  int pidfd = -1;
+  unsigned long long start_time = 0;
+  bool need_list = true;  // the next pass lists /proc/PID/task
+  bool listed = false;    // listed at least once
+  ProcessMove move;       // move.threads ascend
+};
+
+struct Target {
+  PinRequest request;
+  PinPlace place;
+  size_t spread_next = 0;
+  size_t named = 0;  // index of the named process in Engine::m_procs
+};
+
+struct PassResult {
+  bool proven = false;   // every thread of the process was on its list at one instant
+  bool changed = false;  // a list was set
+};
 
 class Engine {
 public:
   Engine(Os& os, const SysRoot& proc, const PinOptions& options)
     : m_os(os), m_proc(proc), m_options(options) {}
+  ~Engine() { close_all(); }
 
-  ~Engine() {
-    for (auto& t : m_tracked)
-      if (t.pidfd >= 0) m_os.close_fd(t.pidfd);
-  }
-
-  void open(const std::vector<PinTarget>& targets) {
-    for (const auto& target : targets) {
-      bool duplicate = std::any_of(m_tracked.begin(), m_tracked.end(),
-                                   [&](const Tracked& t) { return t.target.id == target.id; });
-      if (duplicate) continue;
-      Tracked t;
-      t.target = target;
-      t.report.id = target.id;
-      t.report.single_thread = target.single_thread;
-      // A pidfd names a process; a single thread is known by its start time.
-      int fd = target.single_thread ? -ENOSYS : m_os.pidfd_open(target.id);
-      auto start = m_os.start_time(target.id);
-      if (fd == -ESRCH || !start) {
-        if (fd >= 0) m_os.close_fd(fd);
-        close_all();
-        throw Error(ErrorKind::Runtime,
-                    fmt::format("no such {}: {}", target.single_thread ? "thread" : "process", target.id));
-      }
-      t.pidfd = fd >= 0 ? fd : -1;
-      t.start_time = *start;
-      m_tracked.push_back(std::move(t));
+  // Holds every target (pidfd, start time), then lets the caller resolve
+  // each, then checks that each is still the process it held.
+  void open(const std::vector<PinRequest>& requests, const PinResolver& resolve) {
+    for (const auto& request : requests) {
+      bool thread_only = request.scope == PinScope::Thread;
+      if (find(request.id, thread_only)) continue;  // named twice
+      m_targets.push_back(Target{request, {}, 0, m_procs.size()});
+      hold_named(m_targets.size() - 1, request.id, thread_only);
     }
+    for (auto& t : m_targets) t.place = resolve(t.request);
+    for (auto& p : m_procs) settle_identity(p);
   }
 
+  // The proof that no thread is left behind.
+  //
+  // A thread gets its creator's CPU list when it is created (clone copies
+  // it), and only sched_setaffinity changes a list afterwards. Call a thread
+  // good when its list is the one affix gave it (`after`), and a process
+  // settled at an instant t when every thread it has at t is good: from then
+  // on it creates only good threads and processes, so it stays settled
+  // (unless someone else sets a list; a later pass then finds that thread
+  // not good and sets it again, up to max_resets times).
+  //
+  // A pass over a process (pass) lists /proc/PID/task where the threads
+  // affix knows may be incomplete, reads the kernel's thread count N at an
+  // instant t right after, and then reads the list of every thread it
+  // knows, those it has never read first. A thread affix has read was good
+  // then (it sets any that is not, and reads back what the kernel kept), and
+  // stays good. A pass that set nothing proves the process settled in
+  // either of two ways:
+  //
+  // - by the count: each known thread that answers was listed before t and
+  //   answers after it, so it was alive at t, and good. Where N equals the
+  //   number that answered good, the threads at t were exactly those.
+  //   Threads that exited before t are not counted: short-lived threads
+  //   coming and going do not keep this proof from holding.
+  // - by a listing, where the kernel walked the whole thread list (see
+  //   Os::list_threads): every thread alive when the walk ended is listed.
+  //   Call a thread verified when affix read it on its list after it had
+  //   run (Os::has_run): its creation was complete, so its list can change
+  //   no more except by sched_setaffinity. (Until then the kernel may still
+  //   give it its creator's current list: cpuset_fork.) Where every listed
+  //   thread is verified, read in this pass or before, every thread at the
+  //   end of the walk was on its list, those that exited since included.
+  //   Known threads exiting all the time (each exit after t leaves N above
+  //   the good ones) do not keep this proof from holding. It reads a file
+  //   per thread once, so it is used from the second listing on.
+  //
+  // With --tree, /proc is scanned for descendants after the processes were
+  // visited: /proc lists processes in PID order, so one that exists during
+  // the whole scan is found; one created during it has a parent that the
+  // visits before the scan proved settled, and is settled itself.
+  //
+  // The move ends at the first pass that proves every process settled, sets
+  // nothing and, with --tree, finds no new process; it fails if that has
+  // not come within limit_ms. One case escapes the proof: a clone that
+  // copied its creator's list before affix set the creator, and that the
+  // kernel makes visible (in the count and in /proc) only after the proving
+  // pass. After every pass that set a list, the engine sleeps (settle_ms,
+  // busy_settle_ms where threads came or went) so that such clones finish
+  // first; one held inside the kernel longer keeps the old list. The man
+  // page states this limit.
   PinReport run() {
-    PinReport report;
-    bool confirming = false;
-    for (unsigned pass = 1;; ++pass) {
-      if (pass > m_options.max_passes) {
-        fail(fmt::format("the threads of {} kept changing for {} passes",
-                         describe_unsettled(), m_options.max_passes), {});
+    const uint64_t start = m_os.now_ms();
+    unsigned passes = 0;
+    for (;;) {
+      ++passes;
+      if (m_os.now_ms() - start > m_options.limit_ms) {
+        fail(fmt::format("the threads of process {} kept changing for {:g} s", m_unsettled,
+                         m_options.limit_ms / 1000.0),
+             {});
       }
-      report.passes = pass;
-      bool quiet = true;
-      bool active = false;
-      for (auto& t : m_tracked) {
-        if (t.report.exited) continue;
-        if (!run_pass(t)) quiet = false;
-        active = active || !t.report.exited;
+      bool proven = true, changed = false;
+      for (size_t i = 0; i < m_procs.size(); ++i) {
+        if (m_procs[i].move.exited) continue;
+        PassResult r = pass(m_procs[i]);
+        if (!r.proven && proven) m_unsettled = m_procs[i].id;
+        proven = proven && r.proven;
+        changed = changed || r.changed;
       }
-      if (!active) break;
-      if (!quiet) {
-        confirming = false;
-        continue;
+      bool found = false;
+      for (size_t t = 0; t < m_targets.size(); ++t) {
+        if (m_targets[t].request.scope == PinScope::Tree && scan_tree(t)) {
+          if (!found && proven) m_unsettled = m_targets[t].request.id;
+          found = true;
+        }
       }
-      if (confirming) break;
-      // A thread whose clone began before its creator moved carries the old
-      // list and appears only when the clone ends: microseconds, or
-      // milliseconds where the machine is busy. Where the process was seen
-      // creating or ending threads during the move, wait longer for such.
-      m_os.sleep_ms(m_churn ? m_options.busy_settle_ms : m_options.settle_ms);
-      confirming = true;
+      if (m_options.dry_run ? !found : proven && !changed && !found) break;
+      if (changed) m_os.sleep_ms(m_churn ? m_options.busy_settle_ms : m_options.settle_ms);
     }
+    PinReport report = snapshot();
+    report.passes = passes;
     close_all();
-    for (auto& t : m_tracked) report.targets.push_back(std::move(t.report));  // threads ascend
     return report;
   }
 
 private:
-  // One pass over one target; true when it found nothing to change.
-  bool run_pass(Tracked& t) {
-    bool counted_quiet = false;
-    if (!t.target.single_thread && t.listed && count_pass(t, counted_quiet)) return counted_quiet;
-    if (t.target.single_thread) {
-      m_tids.assign(1, t.target.id);
+  // One pass over one process (see run).
+  PassResult pass(Proc& p) {
+    PassResult result;
+    auto& threads = p.move.threads;
+    std::optional<size_t> count;  // N, the threads of the process at one instant
+    bool complete = false;         // a listing taken in this pass that the kernel did not cut short
+    const bool relisting = p.listed;
+    if (p.thread_only) {
+      if (threads.empty()) add_thread(p, 0, p.id);
+      count = 1;
     } else {
-      // A listing can miss threads: the kernel walks the thread list one
-      // entry at a time, and where the thread it stands on exits, the walk
-      // ends early or resumes by position and skips. So the kernel's count
-      // is read after each listing, and a listing that disagrees with it is
-      // taken again, up to k_listings times (a process that creates and ends
-      // threads all the time may never agree; its last listing stands).
-      for (unsigned attempt = 1;; ++attempt) {
-        int err = m_os.list_threads(t.target.id, m_tids);
-        if (err == ESRCH || (err == 0 && m_tids.empty())) {
-          return settle_identity(t, false);
-        }
-        if (err != 0) {
-          fail(fmt::format("cannot list the threads of process {}: {}", t.target.id, errno_text(err)), {});
-        }
-        unsigned count = 0;
-        if (attempt >= k_listings || m_os.thread_count(t.target.id, count) != 0 || count == m_tids.size())
-          break;
+      unsigned n = 0;
+      if (!p.need_list && m_os.thread_count(p.id, n) == 0) {
+        count = n;
+      } else if (!list(p, count, complete)) {
+        settle_identity(p);
+        return {true, false};  // it exited
       }
-      if (!std::is_sorted(m_tids.begin(), m_tids.end())) std::sort(m_tids.begin(), m_tids.end());
-      t.listed_before = t.listed;
-      t.listed = true;
     }
-    // Both lists ascend: walk them together (a TID not seen before is
-    // inserted in its place; the places already taken stay where they are).
+    // Still the process affix was asked for? Checked before anything is set.
+    if (!settle_identity(p)) return {true, false};
+    // Threads not seen before first: the newest, the likeliest to be short-lived.
+    m_order.clear();
+    for (size_t i = 0; i < threads.size(); ++i)
+      if (!threads[i].gone && !threads[i].seen) m_order.push_back(i);
+    for (size_t i = 0; i < threads.size(); ++i)
+      if (!threads[i].gone && threads[i].seen) m_order.push_back(i);
+    const bool verify = complete && relisting;  // see run: the proof by a listing
+    Tally tally;
+    for (size_t i : m_order) visit(p, threads[i], tally, result, verify);
+    p.need_list = !count || *count != tally.answered;
+    bool counted = count && *count == tally.good;
+    result.proven = !result.changed && (counted || (verify && all_verified(threads)));
+    return result;
+  }
+
+  // Whether every thread of the listing just taken (m_tids) is verified.
+  bool all_verified(const std::vector<ThreadMove>& threads) const {
     size_t at = 0;
-    auto& threads = t.report.threads;
-    m_batch_at.clear();
-    m_batch_first.clear();
     for (pid_t tid : m_tids) {
       while (at < threads.size() && threads[at].tid < tid) ++at;
-      bool first = at == threads.size() || threads[at].tid != tid;
-      if (first) {
-        add_thread(t, at, tid);
-        if (t.listed_before) m_churn = true;  // created during the move
-      }
-      m_batch_at.push_back(at);
-      m_batch_first.push_back(first);
+      if (at == threads.size() || threads[at].tid != tid || !threads[at].verified) return false;
     }
-    bool quiet = move_listed(t);
-    if (t.target.single_thread && t.report.threads.front().vanished) {
-      t.report.exited = true;
-      return false;
-    }
-    return settle_identity(t, quiet);
-  }
-
-  // Reads and moves every listed thread (m_tids, at m_batch_at) in one
-  // batch, which the Os may spread over CPUs, then takes in what happened in
-  // TID order, as visit would have: every move is recorded before the first
-  // failure (in TID order) throws, so that the rollback covers them all.
-  // True when nothing was changed.
-  bool move_listed(Tracked& t) {
-    auto& threads = t.report.threads;
-    m_batch_want.clear();
-    for (size_t i : m_batch_at) m_batch_want.push_back(&threads[i].after);
-    m_os.move_affinities(m_tids, m_batch_want, m_moves);
-    bool quiet = true;
-    size_t failed = m_moves.size();
-    bool keeps_changing = false;
-    for (size_t k = 0; k < m_moves.size(); ++k) {
-      const auto& r = m_moves[k];
-      auto& move = threads[m_batch_at[k]];
-      if (!r.reached) continue;
-      move.vanished = false;  // listed again: its TID came back
-      if (r.read_error == ESRCH || (r.tried_set && r.set_error == ESRCH)) {
-        move.vanished = true;
-        m_churn = true;
-        quiet = false;
-        continue;
-      }
-      if (r.read_error != 0) {
-        failed = std::min(failed, k);
-        continue;
-      }
-      if (m_batch_first[k]) move.before = r.before;
-      if (!r.tried_set) continue;  // already on its list
-      quiet = false;
-      if (r.set_error != 0) {
-        failed = std::min(failed, k);
-        continue;
-      }
-      if (move.changed && ++move.resets > m_options.max_resets && failed > k) {
-        failed = k;
-        keeps_changing = true;
-      }
-      move.restore = r.before;
-      move.changed = true;
-    }
-    if (failed < m_moves.size()) {
-      const auto& r = m_moves[failed];
-      const auto& move = threads[m_batch_at[failed]];
-      if (keeps_changing) {
-        fail_thread(t, move.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(r.before)),
-                    "does the program pin its own threads?");
-      }
-      if (r.read_error != 0) {
-        fail_thread(t, move.tid, fmt::format("cannot read its CPU list: {}", errno_text(r.read_error)), {});
-      }
-      refuse(t, move.tid, move.after, r.set_error);
-    }
-    return quiet;
-  }
-
-  // A pass that proves the thread list unchanged instead of reading it
-  // again (at 10,000 threads a listing of /proc/PID/task costs the kernel
-  // ~8 ms; the count, one small read): the kernel's thread count is read
-  // first, then every thread known alive is checked. When each of those K
-  // threads answers (so it was alive when the count was read: it was listed
-  // before) and the count is K, the process had exactly these threads at
-  // that moment: what a listing then would have shown. Returns false, having
-  // done nothing, when the count differs (or cannot be read): the caller
-  // then lists. Otherwise sets `quiet` and returns true.
-  bool count_pass(Tracked& t, bool& quiet) {
-    size_t alive = 0;
-    for (const auto& move : t.report.threads) alive += !move.vanished;
-    unsigned count = 0;
-    if (m_os.thread_count(t.target.id, count) != 0 || count != alive) return false;
-    // Every thread on its list is quiet, as visit would find; the others go
-    // through visit (which reads again and moves or marks it vanished).
-    m_batch_tids.clear();
-    m_batch_want.clear();
-    m_batch_at.clear();
-    auto& threads = t.report.threads;
-    for (size_t i = 0; i < threads.size(); ++i) {
-      if (threads[i].vanished) continue;
-      m_batch_tids.push_back(threads[i].tid);
-      m_batch_want.push_back(&threads[i].after);
-      m_batch_at.push_back(i);
-    }
-    m_os.check_affinities(m_batch_tids, m_batch_want, m_batch_result);
-    quiet = true;
-    for (size_t k = 0; k < m_batch_at.size(); ++k) {
-      if (m_batch_result[k] == 0) continue;
-      if (!visit(t, threads[m_batch_at[k]], false)) quiet = false;
-    }
-    quiet = settle_identity(t, quiet);
     return true;
   }
 
-  // Checks that the target is still the process it was; a gone process is
-  // marked exited, a reused PID fails the move.
-  bool settle_identity(Tracked& t, bool quiet) {
-    switch (identity(t)) {
-      case Identity::Same: return quiet;
-      case Identity::Gone: t.report.exited = true; return false;
-      case Identity::Reused:
-        fail(fmt::format("process {} exited and its PID was reused during the move", t.target.id), {});
-    }
-    return quiet;
-  }
+  struct Tally {
+    size_t answered = 0;  // threads that answered (alive at the count)
+    size_t good = 0;      // ...and were on their list, untouched
+  };
 
-  Identity identity(const Tracked& t) {
-    // A live pidfd holds the PID: it cannot have been reused. (Reading the
-    // start time costs the kernel a walk over every thread.)
-    if (t.pidfd >= 0 && m_os.pidfd_alive(t.pidfd)) return Identity::Same;
-    bool alive = t.pidfd < 0;
-    auto start = m_os.start_time(t.target.id);
-    if (!start) return Identity::Gone;
-    if (*start != t.start_time) return Identity::Reused;
-    return alive ? Identity::Same : Identity::Gone;
-  }
-
-  void add_thread(Tracked& t, size_t at, pid_t tid) {
-    ThreadMove move;
-    move.tid = tid;
-    if (t.target.spread.empty()) {
-      move.after = t.target.cpus;
-    } else {
-      move.after.set(t.target.spread[m_spread_next++ % t.target.spread.size()]);
-    }
-    t.report.threads.insert(t.report.threads.begin() + static_cast<std::ptrdiff_t>(at), std::move(move));
-  }
-
-  // Checks one thread, moves it where needed; true when nothing changed.
-  bool visit(Tracked& t, ThreadMove& move, bool first) {
-    const pid_t tid = move.tid;
-    move.vanished = false;  // listed again: its TID came back
-    int err = m_os.get_affinity(tid, m_current);
+  // Reads one thread's list and sets it where it is not the thread's own.
+  // With `verify`, a thread not verified yet is checked to have run first.
+  void visit(Proc& p, ThreadMove& t, Tally& tally, PassResult& result, bool verify) {
+    const bool ran = verify && !t.verified && m_os.has_run(p.id, t.tid);
+    int err = m_os.get_affinity(t.tid, m_current);
     if (err == ESRCH) {
-      move.vanished = true;
-      m_churn = true;
-      return false;
+      mark_gone(t);
+      return;
     }
-    if (err != 0) fail_thread(t, tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
-    if (first) move.before = m_current;
-    if (m_current == move.after) return true;
-    if (move.changed && ++move.resets > m_options.max_resets) {
-      fail_thread(t, tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
+    if (err != 0) fail_thread(p, t.tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
+    ++tally.answered;
+    if (!t.seen) {
+      t.seen = true;
+      t.before = m_current;
+      t.inherited = t.inherited && m_current == t.want;
+    }
+    if (m_current == t.after || m_options.dry_run) {
+      tally.good += m_current == t.after;
+      t.verified = t.verified || (ran && m_current == t.after);
+      return;
+    }
+    if (t.changed && ++t.resets > m_options.max_resets) {
+      fail_thread(p, t.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
                   "does the program pin its own threads?");
     }
-    err = m_os.set_affinity(tid, move.after);
+    err = m_os.set_affinity(t.tid, t.want);
+    if (err == 0) err = m_os.get_affinity(t.tid, m_accepted);  // the kernel keeps what its cpuset allows
     if (err == ESRCH) {
-      move.vanished = true;
-      m_churn = true;
+      mark_gone(t);
+      --tally.answered;
+      return;
+    }
+    if (err != 0) refuse(p, t.tid, t.want, err);
+    t.after = m_accepted;
+    if (m_accepted == m_current) {  // the kernel's list for it is the one it had
+      ++tally.good;
+      return;
+    }
+    t.restore = m_current;
+    t.changed = true;
+    result.changed = true;
+  }
+
+  // Lists the threads of a process into p.move.threads and sets `count`.
+  // A listing can miss threads: the kernel walks the thread list one entry
+  // at a time, and where the thread it stands on exits, the walk ends early.
+  // So the count is read after each listing, and a listing that disagrees
+  // with it is taken again, up to k_listings times (a process that keeps
+  // creating and ending threads may never agree; then the pass proves
+  // nothing and the next one lists again). False where the process is gone.
+  bool list(Proc& p, std::optional<size_t>& count, bool& complete) {
+    for (unsigned attempt = 1;; ++attempt) {
+      int err = m_os.list_threads(p.id, m_tids, complete);
+      if (err == ESRCH || (err == 0 && m_tids.empty())) return false;
+      if (err != 0) fail(fmt::format("cannot list the threads of process {}: {}", p.id, errno_text(err)), {});
+      unsigned n = 0;
+      if (m_os.thread_count(p.id, n) != 0) {
+        count = m_tids.size();  // no count to check it against: the listing stands
+        break;
+      }
+      count = n;
+      if (n == m_tids.size() || attempt >= k_listings) break;
+    }
+    if (!std::is_sorted(m_tids.begin(), m_tids.end())) std::sort(m_tids.begin(), m_tids.end());
+    // Both ascend: a TID not known is inserted in its place.
+    auto& threads = p.move.threads;
+    size_t at = 0;
+    for (pid_t tid : m_tids) {
+      while (at < threads.size() && threads[at].tid < tid) ++at;
+      if (at < threads.size() && threads[at].tid == tid) {
+        if (threads[at].gone) revive(p, threads[at]);
+        continue;
+      }
+      add_thread(p, at, tid);
+    }
+    p.listed = true;
+    return true;
+  }
+
+  ThreadMove fresh_thread(Proc& p, pid_t tid) {
+    auto& target = m_targets[p.target];
+    ThreadMove t;
+    t.tid = tid;
+    const auto& spread = target.place.spread;
+    if (spread.empty()) t.want = target.place.cpus;
+    else t.want.set(spread[target.spread_next++ % spread.size()]);
+    t.after = t.want;
+    t.inherited = p.listed;  // created during the move: on `want` at first sight means from its creator
+    if (p.listed) m_churn = true;
+    return t;
+  }
+
+  // A TID that answered "No such process" is listed again: a new thread
+  // with the same TID, one would think; but where it keeps happening, the
+  // kernel refuses live threads with ESRCH (a seccomp filter can).
+  void revive(Proc& p, ThreadMove& t) {
+    unsigned revivals = t.resets + 1;
+    if (revivals > m_options.max_resets) {
+      fail_thread(p, t.tid, "the kernel answers \"No such process\" for it, yet /proc still lists it",
+                  "a seccomp filter or a security module may refuse sched_setaffinity that way");
+    }
+    t = fresh_thread(p, t.tid);
+    t.resets = revivals;
+  }
+
+  void add_thread(Proc& p, size_t at, pid_t tid) {
+    auto& threads = p.move.threads;
+    threads.insert(threads.begin() + static_cast<std::ptrdiff_t>(at), fresh_thread(p, tid));
+  }
+
+  void mark_gone(ThreadMove& t) {
+    t.gone = true;
+    m_churn = true;
+  }
+
+  // With --tree: adds the descendants of the target's processes that are
+  // not tracked yet. True where it found one.
+  bool scan_tree(size_t target) {
+    int err = m_os.list_processes(m_entries);
+    if (err != 0) fail(fmt::format("cannot read the list of processes in /proc: {}", errno_text(err)), {});
+    std::set<pid_t> tree;
+    for (const auto& p : m_procs)
+      if (p.target == target) tree.insert(p.id);
+    bool found = false;
+    for (bool grew = true; grew;) {  // to the grandchildren and beyond
+      grew = false;
+      for (const auto& e : m_entries) {
+        if (tree.count(e.pid) || !tree.count(e.ppid)) continue;
+        tree.insert(e.pid);
+        grew = true;
+        if (!find(e.pid, false) && hold_child(target, e)) found = true;
+      }
+    }
+    return found;
+  }
+
+  // A descendant found by the scan; false where it is gone already (or its
+  // PID names another process by the time the pidfd is open).
+  bool hold_child(size_t target, const ProcessParent& e) {
+    Proc p;
+    p.target = target;
+    p.id = e.pid;
+    p.move.pid = e.pid;
+    int fd = m_os.pidfd_open(e.pid);
+    auto start = m_os.start_time(e.pid);  // after the pidfd: then the pidfd is of this process
+    if (!start || *start != e.start_time) {
+      if (fd >= 0) m_os.close_fd(fd);
       return false;
     }
-    if (err != 0) refuse(t, tid, move.after, err);
-    move.restore = m_current;
-    move.changed = true;
-    return false;
+    p.pidfd = fd >= 0 ? fd : -1;
+    p.start_time = *start;
+    m_procs.push_back(std::move(p));
+    return true;
   }
 
-  [[noreturn]] void refuse(const Tracked& t, pid_t tid, const CpuSet& cpus, int err) {
-    if (err == EPERM) {
-      fail_thread(t, tid, "permission denied", eperm_hint(m_os));
-    }
-    auto st = thread_stat(t, tid);
-    if (err == EINVAL && st && (st->flags & k_pf_no_setaffinity)) {
-      fail_thread(t, tid, "it is a kernel thread that cannot be moved (PF_NO_SETAFFINITY)", {});
-    }
-    if (err == EINVAL) {
-      fail_thread(t, tid, fmt::format("the kernel refused CPUs {}: {}", format_cpulist(cpus), errno_text(err)),
-                  "the CPUs must be in the target's own cpuset");
-    }
-    fail_thread(t, tid, errno_text(err), {});
-  }
-
-  std::optional<StatLine> thread_stat(const Tracked& t, pid_t tid) {
-    try {
-      if (!t.target.single_thread) {
-        if (auto st = read_stat(m_proc, task_dir(t.target.id, tid))) return st;
+  void hold_named(size_t target, pid_t id, bool thread_only) {
+    Proc p;
+    p.target = target;
+    p.thread_only = thread_only;
+    p.id = id;
+    p.move.pid = id;
+    p.need_list = !thread_only;
+    if (!thread_only) {
+      int fd = m_os.pidfd_open(id);
+      if (fd == -ESRCH) throw Error(ErrorKind::Runtime, fmt::format("no such process: {}", id));
+      p.pidfd = fd >= 0 ? fd : -1;
+      m_procs.push_back(p);  // closed by close_all from here on
+      if (fd < 0) {  // EINVAL: a thread that is not a main thread; ENOSYS: no pidfd here
+        auto st = status_of(id);
+        if (st && st->tgid > 0 && st->tgid != id) {
+          throw Error(ErrorKind::Usage, fmt::format("{} is a thread of process {}", id, st->tgid),
+                      fmt::format("'--tid {}' moves only that thread; '{}' moves the whole process", id, st->tgid));
+        }
       }
-      return read_stat(m_proc, proc_dir(tid));
+    } else {
+      if (auto st = status_of(id); st && st->tgid > 0) p.move.pid = st->tgid;
+      m_procs.push_back(p);
+    }
+    auto start = m_os.start_time(id);
+    if (!start) {
+      throw Error(ErrorKind::Runtime, fmt::format("no such {}: {}", thread_only ? "thread" : "process", id));
+    }
+    m_procs.back().start_time = *start;
+  }
+
+  std::optional<StatusInfo> status_of(pid_t id) const {
+    try {
+      return read_status(m_proc, proc_dir(id));
     } catch (const Error&) {
       return std::nullopt;
     }
   }
 
-  [[noreturn]] void fail_thread(const Tracked& t, pid_t tid, const std::string& reason,
-                                const std::string& hint) {
-    auto st = thread_stat(t, tid);
-    std::string who = st ? fmt::format("thread {} ({})", tid, st->comm) : fmt::format("thread {}", tid);
-    if (!t.target.single_thread) who += fmt::format(" of process {}", t.target.id);
+  bool find(pid_t id, bool thread_only) const {
+    return std::any_of(m_procs.begin(), m_procs.end(),
+                       [&](const Proc& p) { return p.id == id && p.thread_only == thread_only; });
+  }
+
+  // False where the process exited (marked so); throws where its PID was reused.
+  bool settle_identity(Proc& p) {
+    switch (identity(p)) {
+      case Identity::Same: return true;
+      case Identity::Gone: p.move.exited = true; return false;
+      case Identity::Reused:
+        p.move.exited = true;  // its TIDs are someone else's now: the rollback leaves them
+        fail(fmt::format("process {} exited and its PID was reused during the move", p.id), {});
+    }
+    return true;
+  }
+
+  Identity identity(const Proc& p) {
+    // A pidfd that is not readable: the process has not exited, so its PID
+    // is still its own.
+    if (p.pidfd >= 0 && m_os.pidfd_alive(p.pidfd)) return Identity::Same;
+    auto start = m_os.start_time(p.id);
+    if (!start) return Identity::Gone;
+    if (*start != p.start_time) return Identity::Reused;
+    return p.pidfd >= 0 ? Identity::Gone : Identity::Same;  // exited, not reaped yet
+  }
+
+  [[noreturn]] void refuse(const Proc& p, pid_t tid, const CpuSet& cpus, int err) {
+    if (err == EPERM) fail_thread(p, tid, "permission denied", eperm_hint(m_os));
+    if (err == EINVAL) {
+      auto st = thread_stat(m_proc, p.thread_only ? tid : p.id, tid);
+      if (st && (st->flags & k_pf_no_setaffinity))
+        fail_thread(p, tid, "it is a kernel thread that cannot be moved (PF_NO_SETAFFINITY)", {});
+      fail_thread(p, tid, fmt::format("the kernel refused CPUs {}: {}", format_cpulist(cpus), errno_text(err)),
+                  "the CPUs must be in the target's own cpuset");
+    }
+    fail_thread(p, tid, errno_text(err), {});
+  }
+
+  [[noreturn]] void fail_thread(const Proc& p, pid_t tid, const std::string& reason, const std::string& hint) {
+    std::string who = "thread " + thread_name(m_proc, p.thread_only ? tid : p.id, tid);
+    if (!p.thread_only) who += fmt::format(" of process {}", p.id);
     fail(fmt::format("cannot move {}: {}", who, reason), hint);
   }
 
-  // Rolls every moved thread back, then throws.
+  // Puts back what was changed, then throws.
   [[noreturn]] void fail(const std::string& what, const std::string& hint) {
-    PinReport moved;
-    for (const auto& t : m_tracked) moved.targets.push_back(t.report);
-    auto stuck = roll_back(m_os, moved);
+    std::string stays = roll_back(m_os, snapshot());
     close_all();
-    if (stuck.empty()) throw Error(ErrorKind::Runtime, what + "; nothing was changed", hint);
-    std::string h = fmt::format("{} thread(s) could not be put back: {}", stuck.size(), stuck.front());
-    if (!hint.empty()) h = hint + "; " + h;
-    throw Error(ErrorKind::Runtime, what, h);
+    if (stays.empty()) throw Error(ErrorKind::Runtime, what + "; nothing was changed", hint);
+    throw Error(ErrorKind::Runtime, what + "; not every thread was put back",
+                hint.empty() ? stays : hint + "; " + stays);
   }
 
-  std::string describe_unsettled() const {
-    for (const auto& t : m_tracked)
-      if (!t.report.exited) return fmt::format("process {}", t.target.id);
-    return "the processes";
+  PinReport snapshot() {
+    PinReport report;
+    for (size_t i = 0; i < m_targets.size(); ++i) {
+      TargetReport t;
+      t.request = m_targets[i].request;
+      t.place = m_targets[i].place;
+      t.exited = m_procs[m_targets[i].named].move.exited;
+      for (auto& p : m_procs) {
+        if (p.target != i) continue;
+        ProcessMove move = p.move;
+        // The list every thread had when the process was first read.
+        for (const auto& th : move.threads) {
+          if (!th.seen || th.inherited) continue;
+          if (!move.common_before) move.common_before = th.before;
+          else if (!(*move.common_before == th.before)) {
+            move.common_before.reset();
+            break;
+          }
+        }
+        t.processes.push_back(std::move(move));
+      }
+      std::sort(t.processes.begin(), t.processes.end(),
+                [](const ProcessMove& a, const ProcessMove& b) { return a.pid < b.pid; });
+      report.targets.push_back(std::move(t));
+    }
+    return report;
   }
 
   void close_all() {
-    for (auto& t : m_tracked) {
-      if (t.pidfd >= 0) m_os.close_fd(t.pidfd);
-      t.pidfd = -1;
+    for (auto& p : m_procs) {
+      if (p.pidfd >= 0) m_os.close_fd(p.pidfd);
+      p.pidfd = -1;
     }
   }
 
   Os& m_os;
   const SysRoot& m_proc;
   PinOptions m_options;
-  std::vector<Tracked> m_tracked;
-  std::vector<pid_t> m_tids;  // reused between passes
-  CpuSet m_current;
-  size_t m_spread_next = 0;
-  bool m_churn = false;  // threads came or went during the move
-  // count_pass's batch, reused between passes
-  std::vector<pid_t> m_batch_tids;
-  std::vector<const CpuSet*> m_batch_want;
-  std::vector<size_t> m_batch_at;
-  std::vector<int> m_batch_result;
-  std::vector<char> m_batch_first;   // move_listed: first seen in this listing
-  std::vector<AffinityMove> m_moves;
+  std::vector<Target> m_targets;
+  std::vector<Proc> m_procs;
+  bool m_churn = false;     // threads came or went during the move
+  pid_t m_unsettled = 0;    // the first process the last pass did not prove settled
+  std::vector<pid_t> m_tids;               // reused between listings
+  std::vector<size_t> m_order;             // the order of a pass's visits
+  std::vector<ProcessParent> m_entries;    // reused between scans
+  CpuSet m_current, m_accepted;
 };
 
 }  // namespace
 
-PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinTarget>& targets,
-                      const PinOptions& options) {
+PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>& requests,
+                      const PinResolver& resolve, const PinOptions& options) {
   Engine engine(os, proc, options);
-  engine.open(targets);
+  engine.open(requests, resolve);
   return engine.run();
 }
 
-std::vector<std::string> roll_back(Os& os, const PinReport& report) {
-  std::vector<std::string> stuck;
-  for (const auto& target : report.targets) {
-    if (target.exited) continue;  // its IDs may belong to someone else now
-    for (const auto& move : target.threads) {
-      if (!move.changed || move.vanished) continue;
-      int err = os.set_affinity(move.tid, move.restore);
-      if (err != 0 && err != ESRCH) stuck.push_back(fmt::format("{}: {}", move.tid, errno_text(err)));
-    }
-  }
-  return stuck;
+std::string thread_name(const SysRoot& proc, pid_t pid, pid_t tid) {
+  auto st = thread_stat(proc, pid, tid);
+  return st ? fmt::format("{} ({})", tid, printable(st->comm)) : std::to_string(tid);
 }
 
 }  // namespace affix

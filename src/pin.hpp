@@ -1,25 +1,22 @@
 #pragma once
-// The pin engine: moves every thread of running processes (or only named
-// threads) to a CPU set, completely or not at all.
+// The pin engine: moves every thread of running processes (or of whole
+// process trees, or only named threads) to CPU sets, completely or not at
+// all. One path: list, move, confirm; the proof that no thread is left
+// behind is the comment above Engine::run in pin.cpp.
 //
-// It re-reads each process's thread list and re-checks every thread's CPU
-// list until a whole pass finds nothing to change, then confirms with one
-// more pass after a short sleep (a thread still being cloned copies the old
-// list and shows up late; where threads were created or ended during the
-// move, the sleep is longer, for a clone that a busy machine has delayed).
-// After the first listing a pass may prove the list
-// unchanged instead of reading it again: the kernel's thread count, read
-// before every known thread is checked, equals the number of known threads
-// that are still alive (see count_pass in pin.cpp); else it lists again. A thread that vanishes during a pass makes that
-// pass not quiet (it may have created a thread with the old list before it
-// exited). Threads, or whole processes, that exit are not a failure. Any
-// other failure puts every thread already moved back on its previous list
-// and throws Error(Runtime) naming the thread and the reason. A PID reused
-// during the move (pidfd_open where the kernel has it, else the start time)
-// is a failure too, with the same rollback.
+// The order is fixed (cli.md "Guarantees"): each target is held first (its
+// pidfd opened, or its start time read where the kernel has no pidfd), then
+// the caller's resolver reads what it needs of /proc, then the target's
+// identity is checked again, and again before every pass that can change
+// anything. Threads, or whole processes, that exit are not a failure; a PID
+// reused by another process is. Any failure puts back every thread affix
+// changed whose list is still the one affix set, and throws Error(Runtime)
+// naming the thread, the reason and every thread that stays elsewhere.
 
 #include <sys/types.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,51 +26,87 @@
 
 namespace affix {
 
-struct PinTarget {
-  pid_t id = 0;                  // a PID, or a TID where single_thread
-  bool single_thread = false;    // --tid: move only this thread
-  CpuSet cpus;                   // every thread gets this set...
-  std::vector<unsigned> spread;  // ...or, where not empty (--spread), one CPU
-                                 // each, round-robin in TID order
+enum class PinScope {
+  Process,  // a PID: every thread of the process
+  Thread,   // --tid: this thread only
+  Tree,     // --tree: the process, its descendants, every thread of each
 };
 
+struct PinRequest {
+  pid_t id = 0;
+  PinScope scope = PinScope::Process;
+};
+
+// Where the threads of one request go.
+struct PinPlace {
+  CpuSet cpus;                   // every thread gets this set...
+  std::vector<unsigned> spread;  // ...or, where not empty (--spread), one CPU
+                                 // each, round-robin over the threads of the
+                                 // request in the order they are first seen
+};
+
+// Resolves a request once its target is held; whatever it reads of /proc
+// belongs to the process that is then moved (the identity is checked after).
+using PinResolver = std::function<PinPlace(const PinRequest&)>;
+
 struct PinOptions {
-  unsigned settle_ms = 2;       // the sleep before the confirmation pass
-  unsigned busy_settle_ms = 20; // the same where threads came or went during the move
-  unsigned max_passes = 1000;   // a process whose threads never settle is a failure
-  unsigned max_resets = 4;      // a thread that keeps going back to another list is a failure
+  unsigned settle_ms = 2;        // the sleep after a pass that changed something
+  unsigned busy_settle_ms = 20;  // the same where threads came or went during the move
+  unsigned limit_ms = 10000;     // a move that has not settled by then is a failure
+  unsigned max_resets = 4;       // a thread that keeps going back to another list is a failure
+  bool dry_run = false;          // read everything, change nothing
 };
 
 struct ThreadMove {
   pid_t tid = 0;
-  CpuSet before;    // its list when first seen
-  CpuSet after;     // the list affix gives it
-  CpuSet restore;   // its list just before affix last changed it (rollback)
-  bool changed = false;
-  bool vanished = false;  // exited during the move
-  unsigned resets = 0;
+  CpuSet before;   // its list when first seen
+  CpuSet want;     // the list asked for
+  CpuSet after;    // the list it has from affix: what the kernel accepted of
+                   // `want` (the part inside the thread's own cpuset)
+  CpuSet restore;  // its list just before affix last set it
+  bool seen = false;       // read at least once
+  bool changed = false;    // affix set it
+  bool inherited = false;  // created during the move, already on `want` (its creator's)
+  bool gone = false;       // exited during the move
+  bool verified = false;   // read on its list after it had run (see pin.cpp)
+  unsigned resets = 0;     // times its list was found changed back after affix set it,
+                           // or its TID listed again after it answered ESRCH
+};
+
+struct ProcessMove {
+  pid_t pid = 0;       // the process (for --tid, the thread's process where known)
+  bool exited = false;
+  std::optional<CpuSet> common_before;  // the list every thread had at the first listing, where all had one
+  std::vector<ThreadMove> threads;      // ascending TID
 };
 
 struct TargetReport {
-  pid_t id = 0;
-  bool single_thread = false;
-  bool exited = false;               // the process (thread) exited during the move
-  std::vector<ThreadMove> threads;   // every thread seen, ascending TID
+  PinRequest request;
+  PinPlace place;
+  bool exited = false;                 // the named process (or thread) exited during the move
+  std::vector<ProcessMove> processes;  // the process (with --tree its descendants, ascending PID)
 };
 
 struct PinReport {
-  std::vector<TargetReport> targets;
+  std::vector<TargetReport> targets;  // in request order
   unsigned passes = 0;
 };
 
-// `proc` is only read to explain a refusal (a thread's comm and its
-// PF_NO_SETAFFINITY flag). Throws Error(Runtime) after rolling back.
-PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinTarget>& targets,
-                      const PinOptions& options = {});
+// Throws Error(Runtime) "no such process: ID" (or thread) before anything
+// is changed; Error(Usage) where a PID names a thread that is not its
+// process's main thread; Error(Runtime) after rolling back on any failure.
+// `proc` is read for a thread's process (Tgid) and to explain a refusal.
+PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>& requests,
+                      const PinResolver& resolve, const PinOptions& options = {});
 
-// Puts every changed thread of a report back on its previous list (for a
-// failure after the pin, e.g. of --migrate). Returns the threads that could
-// not be put back, as "TID: reason" lines.
-std::vector<std::string> roll_back(Os& os, const PinReport& report);
+// Puts back every thread of a finished pin that affix changed (for a failure
+// after it, e.g. of --migrate), where its list is still the one affix set.
+// Returns what stays where, as one text ("thread 12 stays on CPUs 1
+// (...)"; "threads 13-15 ..."), empty where every thread is back.
+std::string roll_back(Os& os, const PinReport& report);
+
+// "12 (worker)" for messages: the thread's comm from /proc, escaped with
+// printable(); the bare ID where it cannot be read.
+std::string thread_name(const SysRoot& proc, pid_t pid, pid_t tid);
 
 }  // namespace affix

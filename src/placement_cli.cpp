@@ -30,7 +30,7 @@ enum KindMask : unsigned { k_run = 1, k_explain = 2, k_pin = 4, k_all = 7 };
 
 enum class Opt {
   Help, NoSmt, Count, Order, Exclude, Slice, Mem, Verbose, DryRun, Env, Json, Root, Spread,
-  Tid, Migrate,
+  Tid, Migrate, Tree,
 };
 
 struct OptionSpec {
@@ -50,13 +50,14 @@ constexpr OptionSpec k_options[] = {
     {Opt::Slice, "slice", 0, true, k_all},
     {Opt::Mem, "mem", 'm', true, k_all},
     {Opt::Verbose, "verbose", 'v', false, k_run | k_pin},
-    {Opt::DryRun, "dry-run", 0, false, k_run},
+    {Opt::DryRun, "dry-run", 0, false, k_run | k_pin},
     {Opt::Env, "env", 0, false, k_run},
     {Opt::Json, "json", 0, false, k_explain},
     {Opt::Root, "root", 0, true, k_explain},
     {Opt::Spread, "spread", 0, false, k_pin},
     {Opt::Tid, "tid", 0, false, k_pin},
     {Opt::Migrate, "migrate", 0, false, k_pin},
+    {Opt::Tree, "tree", 0, false, k_pin},
 };
 
 unsigned kind_bit(CommandKind kind) {
@@ -276,6 +277,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
         case Opt::Spread: cl.spread = true; break;
         case Opt::Tid: cl.tid = true; break;
         case Opt::Migrate: cl.migrate = true; break;
+        case Opt::Tree: cl.tree = true; break;
       }
       continue;
     }
@@ -348,8 +350,11 @@ std::string command_help(CommandKind kind) {
              where + "\n" + shape +
              "Pin:\n"
              "  --tid                  the IDs are thread IDs; move only those threads\n"
+             "  --tree                 each PID and all its descendants, every thread of each\n"
              "  --spread               one CPU per thread, round-robin in TID order\n"
              "  --migrate              also move existing pages to the memory nodes\n"
+             "  --dry-run              print each thread's list and the one it would get;\n"
+             "                         change nothing\n"
              "  -v, --verbose          print each thread's old and new CPU list\n"
              "  -h, --help             this text\n\n"
              "Exit status: 0 success; 1 the move failed (rolled back); 2 usage, location or\n"

@@ -38,13 +38,14 @@ struct CommandLine {
   std::optional<std::string> root;  // --root DIR
   // run and pin
   bool verbose = false;        // -v/--verbose
-  // run
+  // run and pin
   bool dry_run = false;        // --dry-run
   bool env = false;            // --env
   // pin
   bool spread = false;         // --spread
   bool tid = false;            // --tid
   bool migrate = false;        // --migrate
+  bool tree = false;           // --tree
   // run: the command and its arguments, untouched; pin: the PID/TID words.
   std::vector<std::string> rest;
 };

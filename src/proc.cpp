@@ -47,75 +47,41 @@ void add_numa_token(std::string_view token, NodePages& pages) {
   total = std::min(total + *count, k_max_pages);
 }
 
-// numa_maps, fed in chunks of any size: memory stays bounded whatever the
-// file's size (a token is kept up to 256 bytes; a line's policy and pages).
-class NumaMapsParser {
-public:
-  void feed(std::string_view chunk) {
-    for (char c : chunk) {
-      if (c == ' ' || c == '\n') {
-        end_token();
-        if (c == '\n') end_line();
-      } else if (m_token.size() < 256) {
-        m_token += c;
-      }
+// Sums one numa_maps line into a process's usage: its pages per node, and
+// the pages its policy covers (policies in the order of their first line).
+struct UsageSum {
+  NodePages pages;
+  std::vector<std::pair<std::string, unsigned long long>> policies;
+
+  void add(const NumaMapping& m) {
+    unsigned long long total = 0;
+    for (const auto& [node, count] : m.pages) {
+      auto& sum = pages[node];
+      sum = std::min(sum + count, k_max_pages);
+      total = std::min(total + count, k_max_pages);
     }
+    auto it = std::find_if(policies.begin(), policies.end(), [&](const auto& p) { return p.first == m.policy; });
+    if (it == policies.end()) policies.emplace_back(m.policy, total);
+    else it->second = std::min(it->second + total, k_max_pages);
   }
 
   NumaUsage finish() {
-    end_token();
-    end_line();
     NumaUsage out;
-    out.pages = std::move(m_pages);
+    out.pages = std::move(pages);
     unsigned long long most = 0;
-    for (const auto& [policy, pages] : m_policies) {
-      if (out.policy.empty() || pages > most) {
+    for (const auto& [policy, count] : policies) {
+      if (out.policy.empty() || count > most) {
         out.policy = policy;
-        most = pages;
+        most = count;
       }
     }
     return out;
   }
-
-private:
-  void end_token() {
-    if (m_token.empty()) return;
-    ++m_field;
-    if (m_field == 2) {
-      m_policy = m_token;
-    } else if (m_field == 3 && ((m_policy == "prefer" && m_token.rfind("(many)", 0) == 0) ||
-                                (m_policy == "weighted" && m_token.rfind("interleave", 0) == 0))) {
-      m_policy += ' ' + m_token;  // "prefer (many):0-1", "weighted interleave:0-1"
-    } else {
-      add_numa_token(m_token, m_line_pages);
-    }
-    m_token.clear();
-  }
-
-  void end_line() {
-    if (m_field >= 2) {
-      unsigned long long total = 0;
-      for (const auto& [node, count] : m_line_pages) {
-        auto& sum = m_pages[node];
-        sum = std::min(sum + count, k_max_pages);
-        total = std::min(total + count, k_max_pages);
-      }
-      auto it = std::find_if(m_policies.begin(), m_policies.end(),
-                             [&](const auto& p) { return p.first == m_policy; });
-      if (it == m_policies.end()) m_policies.emplace_back(m_policy, total);
-      else it->second = std::min(it->second + total, k_max_pages);
-    }
-    m_line_pages.clear();
-    m_field = 0;
-  }
-
-  std::string m_token;
-  int m_field = 0;  // fields seen on this line
-  std::string m_policy;
-  NodePages m_line_pages;
-  NodePages m_pages;
-  std::vector<std::pair<std::string, unsigned long long>> m_policies;  // in order of first line
 };
+
+// numa_maps (and maps) line by line, bounded in memory by a line (the
+// kernel never writes one of 16 KiB) and in size by 1 GiB.
+constexpr size_t k_max_maps_line = 16 * 1024;
 
 }  // namespace
 
@@ -140,6 +106,14 @@ std::optional<StatLine> parse_stat(std::string_view text) {
     if (field == 3) {
       if (token.size() != 1) return std::nullopt;
       st.state = token[0];
+    } else if (field == 4) {
+      auto v = to_number<int>(token);
+      if (!v || *v < 0) return std::nullopt;
+      st.ppid = *v;
+    } else if (field == 20) {
+      auto v = to_number<unsigned long>(token);
+      if (!v) return std::nullopt;
+      st.num_threads = *v;
     } else if (field == 9) {
       auto v = to_number<unsigned long>(token);
       if (!v) return std::nullopt;
@@ -183,18 +157,71 @@ std::optional<StatusInfo> parse_status(std::string_view text) {
       auto set = parse_cpulist(value, true);
       if (!set) return std::nullopt;
       info.mems = *set.value;
+    } else if (key == "CapEff") {
+      unsigned long long caps = 0;
+      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), caps, 16);
+      if (ec == std::errc() && p == value.data() + value.size()) info.cap_eff = caps;
     }
   }
   if (!have_cpus) return std::nullopt;
   return info;
 }
 
-NodePages parse_numa_maps(std::string_view text) { return parse_numa_usage(text).pages; }
+NodePages parse_numa_maps(std::string_view text) {
+  NodePages pages;
+  while (!text.empty()) {
+    auto end = text.find_first_of(" \n");
+    add_numa_token(text.substr(0, end), pages);
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return pages;
+}
 
 NumaUsage parse_numa_usage(std::string_view text) {
-  NumaMapsParser parser;
-  parser.feed(text);
-  return parser.finish();
+  UsageSum sum;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    if (auto m = parse_numa_maps_line(text.substr(0, nl))) sum.add(*m);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return sum.finish();
+}
+
+std::optional<NumaMapping> parse_numa_maps_line(std::string_view line) {
+  while (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  auto sp = line.find(' ');
+  if (sp == 0 || sp == std::string_view::npos) return std::nullopt;
+  NumaMapping m;
+  auto [p, ec] = std::from_chars(line.data(), line.data() + sp, m.start, 16);
+  if (ec != std::errc() || p != line.data() + sp) return std::nullopt;
+  std::string_view rest = line.substr(sp + 1);
+  // The policy is one word, except the two modes the kernel spells with a
+  // space; flags ("=static") and nodes (":0-1") follow without one.
+  size_t end = 0;
+  for (std::string_view two : {"prefer (many)", "weighted interleave"}) {
+    if (rest.substr(0, two.size()) == two) end = two.size();
+  }
+  end = rest.find(' ', end);
+  m.policy = std::string(rest.substr(0, end));
+  if (end == std::string_view::npos) return m;
+  rest = rest.substr(end + 1);
+  m.pages = parse_numa_maps(rest);
+  constexpr std::string_view key = "kernelpagesize_kB=";
+  if (auto at = rest.find(key); at != std::string_view::npos) {
+    auto kb = parse_decimal(rest.substr(at + key.size(), rest.find(' ', at) - at - key.size()), 1ull << 30);
+    if (kb && *kb >= 4) m.page_kb = *kb;
+  }
+  return m;
+}
+
+std::optional<CpuSet> policy_nodes(std::string_view policy) {
+  auto colon = policy.rfind(':');
+  if (colon == std::string_view::npos) return CpuSet();
+  auto set = parse_cpulist(policy.substr(colon + 1), false);
+  if (!set) return std::nullopt;
+  return *set.value;
 }
 
 std::string proc_dir(pid_t pid) { return fmt::format("proc/{}", pid); }
@@ -238,29 +265,44 @@ std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
 }
 
 std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid) {
-  std::string path = root.path(proc_dir(pid) + "/numa_maps");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::nullopt;
-  NumaMapsParser parser;
-  char buf[65536];
-  unsigned long long total = 0;
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    total += static_cast<unsigned long long>(n);
-    if (total > k_max_numa_maps_size) {
-      ::close(fd);
-      throw Error(ErrorKind::Runtime, fmt::format("{}: larger than {} bytes", path, k_max_numa_maps_size));
-    }
-    parser.feed(std::string_view(buf, static_cast<size_t>(n)));
-  }
-  ::close(fd);
-  return parser.finish();
+  UsageSum sum;
+  bool ok = root.for_each_line(proc_dir(pid) + "/numa_maps", [&](std::string_view line) {
+    if (auto m = parse_numa_maps_line(line)) sum.add(*m);
+    return true;
+  }, k_max_maps_line, k_max_numa_maps_size);
+  if (!ok) return std::nullopt;
+  return sum.finish();
+}
+
+std::optional<std::vector<NumaMapping>> read_numa_mappings(const SysRoot& root, pid_t pid) {
+  std::vector<NumaMapping> out;
+  bool ok = root.for_each_line(proc_dir(pid) + "/numa_maps", [&](std::string_view line) {
+    if (auto m = parse_numa_maps_line(line)) out.push_back(std::move(*m));
+    return true;
+  }, k_max_maps_line, k_max_numa_maps_size);
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pid) {
+  std::vector<AddressRange> out;
+  bool ok = root.for_each_line(proc_dir(pid) + "/maps", [&](std::string_view line) {
+    // "55d0c0de1000-55d0c0de3000 r--p 00000000 08:01 1234  /usr/bin/cat"
+    auto dash = line.find('-');
+    auto sp = line.find(' ');
+    if (dash == std::string_view::npos || sp == std::string_view::npos || dash > sp) return true;
+    AddressRange r;
+    auto a = std::from_chars(line.data(), line.data() + dash, r.start, 16);
+    auto b = std::from_chars(line.data() + dash + 1, line.data() + sp, r.end, 16);
+    if (a.ec != std::errc() || a.ptr != line.data() + dash || b.ec != std::errc() ||
+        b.ptr != line.data() + sp || r.end <= r.start)
+      return true;
+    out.push_back(r);
+    return true;
+  }, k_max_maps_line, k_max_numa_maps_size);
+  if (!ok) return std::nullopt;
+  std::sort(out.begin(), out.end(), [](const AddressRange& x, const AddressRange& y) { return x.start < y.start; });
+  return out;
 }
 
 std::vector<pid_t> list_pids(const SysRoot& root) {

@@ -1,9 +1,12 @@
 #pragma once
 // Reading processes and threads under /proc, through a SysRoot so tests can
-// use fake /proc trees: status (Cpus_allowed_list, Mems_allowed_list), the
-// per-thread stat line (comm, flags, start time, the CPU it last ran on),
-// the thread list, and pages per NUMA node from numa_maps. Every read is
-// bounded; a process that vanishes mid-read is a clean Error(Runtime).
+// use fake /proc trees: status (Cpus_allowed_list, Mems_allowed_list, Tgid,
+// CapEff), the per-thread stat line (comm, parent, flags, thread count,
+// start time, the CPU it last ran on), the thread list, pages per NUMA node
+// and the memory policy of each mapping from numa_maps, and the address
+// ranges of maps. The one /proc parser: os_linux.cpp reads its stat lines
+// through parse_stat too. Every read is bounded; a process that vanishes
+// mid-read is a clean Error(Runtime).
 
 #include <sys/types.h>
 
@@ -27,7 +30,9 @@ struct StatLine {
   pid_t id = 0;
   std::string comm;                   // field 2, without the parentheses
   char state = '?';                   // field 3
+  pid_t ppid = 0;                     // field 4, the parent process
   unsigned long flags = 0;            // field 9
+  unsigned long num_threads = 0;      // field 20, the process's thread count
   unsigned long long start_time = 0;  // field 22, clock ticks since boot
   long last_cpu = -1;                 // field 39, the CPU it last ran on
 };
@@ -42,6 +47,7 @@ struct StatusInfo {
   pid_t tgid = 0;
   CpuSet cpus;  // Cpus_allowed_list
   CpuSet mems;  // Mems_allowed_list
+  unsigned long long cap_eff = 0;  // CapEff (a mask of capability bits)
 };
 
 // Parses status text; nullopt where Cpus_allowed_list is missing or garbage.
@@ -62,6 +68,26 @@ struct NumaUsage {
 };
 NumaUsage parse_numa_usage(std::string_view text);
 
+// One line of numa_maps: where the mapping starts, its memory policy as the
+// kernel writes it ("default", "bind:2", "interleave:0-3", "prefer:1",
+// "prefer (many):0-1", "bind=static:2", ...), and its pages per node.
+struct NumaMapping {
+  unsigned long long start = 0;
+  std::string policy;
+  NodePages pages;
+  unsigned long long page_kb = 4;  // kernelpagesize_kB: the size of its pages
+};
+// nullopt where the line is not a numa_maps line (the address must be hex).
+std::optional<NumaMapping> parse_numa_maps_line(std::string_view line);
+// The nodes a policy text names after its ':' ("bind:0-1" -> 0-1); empty for
+// "default" and "local", nullopt where the list is not one.
+std::optional<CpuSet> policy_nodes(std::string_view policy);
+
+// One line of /proc/PID/maps: the mapping's address range [start, end).
+struct AddressRange {
+  unsigned long long start = 0, end = 0;
+};
+
 // "proc/PID" or "proc/PID/task/TID".
 std::string proc_dir(pid_t pid);
 std::string task_dir(pid_t pid, pid_t tid);
@@ -77,6 +103,11 @@ std::optional<std::vector<pid_t>> read_tasks(const SysRoot& root, pid_t pid);
 // nullopt where it cannot be read (gone, or another user's process).
 std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid);
 std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid);
+// The same file line by line (lines beyond 16 KiB, which the kernel never
+// writes, are cut there); nullopt where it cannot be read.
+std::optional<std::vector<NumaMapping>> read_numa_mappings(const SysRoot& root, pid_t pid);
+// proc/PID/maps: every mapping's range, ascending; nullopt where unreadable.
+std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pid);
 // Every numeric entry of proc/, ascending.
 std::vector<pid_t> list_pids(const SysRoot& root);
 

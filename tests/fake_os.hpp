@@ -5,7 +5,9 @@
 // can be told to fail with an errno. Hooks let a test change the world between
 // calls (threads appearing between scans, a PID reused mid-move).
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -33,16 +35,24 @@ public:
     CpuSet from;
     CpuSet to;
   };
+  struct MovePagesCall {
+    pid_t pid;
+    std::vector<uint64_t> pages;
+    std::vector<int> nodes;  // empty: a query
+  };
 
   // --- What happened, in order. `calls` names every call ("set_affinity",
-  // "get_affinity", "set_mempolicy", "migrate_pages", "list_threads", "thread_count",
-  // "pidfd_open", "pidfd_alive", "close_fd", "start_time", "sleep_ms",
-  // "exec", "set_env"); the typed vectors hold the arguments.
+  // "get_affinity", "set_mempolicy", "has_preferred_many", "mems_allowed",
+  // "migrate_pages", "move_pages", "list_threads", "thread_count",
+  // "list_processes", "pidfd_open", "pidfd_alive", "close_fd", "start_time",
+  // "now_ms", "sleep_ms", "exec", "set_env"); the typed vectors hold the
+  // arguments.
   std::vector<std::string> calls;
   std::vector<AffinityCall> set_affinity_calls;
   std::vector<pid_t> get_affinity_calls;
   std::vector<MempolicyCall> set_mempolicy_calls;
   std::vector<MigrateCall> migrate_calls;
+  std::vector<MovePagesCall> move_pages_calls;
   std::vector<pid_t> list_threads_calls;
   std::vector<pid_t> pidfd_open_calls;
   std::vector<int> closed_fds;
@@ -55,12 +65,26 @@ public:
   // get_affinity reads it (a tid not here: ESRCH, unless default_affinity).
   std::map<pid_t, CpuSet> affinity;
   std::optional<CpuSet> default_affinity;
+  // A thread's cpuset, where narrower than the machine: set_affinity keeps
+  // the part of the list inside it (EINVAL where none is), as the kernel does.
+  std::map<pid_t, CpuSet> cpusets;
   // Threads per process (list_threads; a pid not here: ESRCH).
   std::map<pid_t, std::vector<pid_t>> threads;
-  // Start time per process (start_time; a pid not here: nullopt).
+  // Start time per process or thread (start_time; an id not here: nullopt).
+  // A pidfd stays alive while its process is in `threads` with the start
+  // time it had when the pidfd was opened (so a reused PID is another one).
   std::map<pid_t, unsigned long long> start_times;
-  // Processes whose pidfd reports them gone (pidfd_alive false).
+  // Processes whose pidfd reports them gone (pidfd_alive false) whatever the above.
   std::set<pid_t> exited;
+  // Parent of each process (list_processes; a process not here has parent 1).
+  std::map<pid_t, pid_t> parents;
+  // Pages per process: address -> node (move_pages).
+  std::map<pid_t, std::map<uint64_t, int>> pages;
+  // The memory nodes affix may use (mems_allowed; empty: unknown).
+  CpuSet own_mems;
+  bool preferred_many = true;  // has_preferred_many
+  // The monotonic clock: every call of now_ms advances it by 1 ms, sleeps by theirs.
+  uint64_t clock_ms = 0;
   // The environment as set_env leaves it.
   std::map<std::string, std::string> env;
 
@@ -69,6 +93,7 @@ public:
   std::map<pid_t, int> get_affinity_errors;  // per tid
   int set_mempolicy_error = 0;
   int migrate_error = 0;
+  std::map<pid_t, int> migrate_errors;     // per pid (migrate_pages and move_pages)
   long migrate_not_moved = 0;
   std::map<pid_t, int> list_threads_errors;  // per pid
   std::map<pid_t, int> thread_count_errors;  // per pid
@@ -83,6 +108,9 @@ public:
   std::function<void(FakeOs&, pid_t pid, unsigned n)> on_list_threads;
   std::function<void(FakeOs&, pid_t tid, const CpuSet& cpus, unsigned n)> on_set_affinity;
   std::function<void(FakeOs&, unsigned ms)> on_sleep;
+  std::function<void(FakeOs&, pid_t pid)> on_pidfd_open;     // before it opens
+  std::function<void(FakeOs&, unsigned n)> on_list_processes;
+  std::function<void(FakeOs&, pid_t tid, unsigned n)> on_get_affinity;
 
   // Index of the first call named `name` in `calls`, or -1.
   int call_index(const std::string& name) const {
@@ -103,13 +131,18 @@ public:
     if (on_set_affinity) on_set_affinity(*this, tid, cpus, m_set_affinity_n++);
     if (auto it = set_affinity_errors.find(tid); it != set_affinity_errors.end() && it->second)
       return it->second;
-    affinity[tid] = cpus;
+    if (tid != 0 && !affinity.count(tid) && !default_affinity) return ESRCH;
+    CpuSet kept = cpus;
+    if (auto it = cpusets.find(tid); it != cpusets.end()) kept = cpus & it->second;
+    if (kept.empty()) return EINVAL;
+    affinity[tid] = kept;
     return 0;
   }
 
   int get_affinity(pid_t tid, CpuSet& out) override {
     calls.emplace_back("get_affinity");
     get_affinity_calls.push_back(tid);
+    if (on_get_affinity) on_get_affinity(*this, tid, m_get_affinity_n++);
     if (auto it = get_affinity_errors.find(tid); it != get_affinity_errors.end() && it->second)
       return it->second;
     if (auto it = affinity.find(tid); it != affinity.end()) {
@@ -129,18 +162,54 @@ public:
     return set_mempolicy_error;
   }
 
-  int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to, long& not_moved) override {
-    calls.emplace_back("migrate_pages");
-    migrate_calls.push_back({pid, from, to});
-    if (migrate_error) return migrate_error;
-    not_moved = migrate_not_moved;
+  bool has_preferred_many() override {
+    calls.emplace_back("has_preferred_many");
+    return preferred_many;
+  }
+
+  int mems_allowed(CpuSet& out) override {
+    calls.emplace_back("mems_allowed");
+    out = own_mems;
     return 0;
   }
 
-  int list_threads(pid_t pid, std::vector<pid_t>& out) override {
+  int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to, long& not_moved) override {
+    calls.emplace_back("migrate_pages");
+    migrate_calls.push_back({pid, from, to});
+    if (auto it = migrate_errors.find(pid); it != migrate_errors.end() && it->second) return it->second;
+    if (migrate_error) return migrate_error;
+    not_moved = migrate_not_moved;
+    // Pages the fake knows of move to the lowest target node.
+    if (!to.empty())
+      for (auto& [addr, node] : pages[pid])
+        if (node >= 0 && from.test(static_cast<unsigned>(node))) node = static_cast<int>(to.first());
+    return 0;
+  }
+
+  int move_pages(pid_t pid, const std::vector<uint64_t>& addrs, const int* nodes,
+                 std::vector<int>& status) override {
+    calls.emplace_back("move_pages");
+    move_pages_calls.push_back({pid, addrs, nodes ? std::vector<int>(nodes, nodes + addrs.size()) : std::vector<int>{}});
+    if (auto it = migrate_errors.find(pid); it != migrate_errors.end() && it->second) return it->second;
+    if (migrate_error) return migrate_error;
+    status.assign(addrs.size(), -ENOENT);
+    auto& mine = pages[pid];
+    for (size_t i = 0; i < addrs.size(); ++i) {
+      auto it = mine.find(addrs[i]);
+      if (it == mine.end()) continue;
+      if (nodes) it->second = nodes[i];
+      status[i] = it->second;
+    }
+    return 0;
+  }
+
+  // What list_threads says of its listings (a test that cuts one short says false).
+  bool listing_complete = true;
+  int list_threads(pid_t pid, std::vector<pid_t>& out, bool& complete) override {
     calls.emplace_back("list_threads");
     list_threads_calls.push_back(pid);
     if (on_list_threads) on_list_threads(*this, pid, m_list_threads_n++);
+    complete = listing_complete;
     if (auto it = list_threads_errors.find(pid); it != list_threads_errors.end() && it->second)
       return it->second;
     auto it = threads.find(pid);
@@ -162,13 +231,43 @@ public:
     return 0;
   }
 
+  // Threads that have not run yet (has_run false).
+  std::set<pid_t> not_run;
+  bool has_run(pid_t, pid_t tid) override {
+    calls.emplace_back("has_run");
+    return !not_run.count(tid);
+  }
+
+  std::vector<ProcessParent> list_processes_result() const {
+    std::vector<ProcessParent> out;
+    for (const auto& [pid, tids] : threads) {
+      auto parent = parents.find(pid);
+      auto start = start_times.find(pid);
+      out.push_back({pid, parent == parents.end() ? 1 : parent->second,
+                     start == start_times.end() ? 0 : start->second});
+    }
+    return out;
+  }
+
+  int list_processes(std::vector<ProcessParent>& out) override {
+    calls.emplace_back("list_processes");
+    if (on_list_processes) on_list_processes(*this, m_list_processes_n++);
+    out = list_processes_result();
+    return 0;
+  }
+
   int pidfd_open(pid_t pid) override {
     calls.emplace_back("pidfd_open");
     pidfd_open_calls.push_back(pid);
+    if (on_pidfd_open) on_pidfd_open(*this, pid);
     if (pidfd_error) return -pidfd_error;
-    if (!threads.count(pid)) return -ESRCH;
+    if (!threads.count(pid)) {
+      for (const auto& [p, tids] : threads)
+        if (std::find(tids.begin(), tids.end(), pid) != tids.end()) return -EINVAL;  // not a main thread
+      return -ESRCH;
+    }
     int fd = m_next_fd++;
-    m_fd_pids[fd] = pid;
+    m_fd_pids[fd] = {pid, start_times.count(pid) ? start_times.at(pid) : 0};
     return fd;
   }
 
@@ -176,7 +275,9 @@ public:
     calls.emplace_back("pidfd_alive");
     auto it = m_fd_pids.find(fd);
     if (it == m_fd_pids.end()) return false;
-    return !exited.count(it->second);
+    auto [pid, start] = it->second;
+    if (exited.count(pid) || !threads.count(pid)) return false;
+    return !start_times.count(pid) || start_times.at(pid) == start;
   }
 
   void close_fd(int fd) override {
@@ -191,9 +292,15 @@ public:
     return it->second;
   }
 
+  uint64_t now_ms() override {
+    calls.emplace_back("now_ms");
+    return ++clock_ms;
+  }
+
   void sleep_ms(unsigned ms) override {
     calls.emplace_back("sleep_ms");
     sleeps.push_back(ms);
+    clock_ms += ms;
     if (on_sleep) on_sleep(*this, ms);
   }
 
@@ -216,9 +323,11 @@ public:
 
 private:
   unsigned m_set_affinity_n = 0;
+  unsigned m_get_affinity_n = 0;
   unsigned m_list_threads_n = 0;
+  unsigned m_list_processes_n = 0;
   int m_next_fd = 100;
-  std::map<int, pid_t> m_fd_pids;
+  std::map<int, std::pair<pid_t, unsigned long long>> m_fd_pids;  // fd -> process and its start time
 };
 
 }  // namespace affix::test

@@ -149,7 +149,7 @@ TEST_CASE("usage errors have exact messages and hints") {
   CHECK(error_of(CommandKind::Explain, {"0", "--root", ""}) == "option '--root' needs a value");
   CHECK(error_of(CommandKind::Pin, {"0"}) == "no process ID given");
   CHECK(error_of(CommandKind::Pin, {"--tid", "0"}) == "no thread ID given");
-  CHECK(error_of(CommandKind::Pin, {"0", "12", "--dry-run"}) == "unknown option '--dry-run' for 'pin'");
+  CHECK(error_of(CommandKind::Pin, {"0", "12", "--env"}) == "unknown option '--env' for 'pin'");
 }
 
 TEST_CASE("an unknown option close to one of the command's: did you mean") {

@@ -104,16 +104,15 @@ TEST_CASE("migrate_pages failing after a pin: every thread goes back, as pin --m
       os.start_times[tid] = 100;
     }
     os.affinity[12] = set_of("1");  // one thread had its own list
-    PinTarget target;
-    target.id = 10;
-    target.cpus = set_of("0");
-    PinReport report = pin_threads(os, sys, {target});
+    PinReport report = pin_threads(os, sys, {{10, PinScope::Process}},
+                                   [](const PinRequest&) { return PinPlace{set_of("0"), {}}; });
     CHECK(format_cpulist(os.affinity[10]) == "0");
     CHECK(format_cpulist(os.affinity[12]) == "0");
     os.migrate_error = error;
-    CHECK_THROWS_AS(migrate_process(os, sys, 10, set_of("0-1"), set_of("0")), Error);
+    // The plan checks that the pages may move (moving none) and is refused.
+    CHECK_THROWS_AS(plan_migration(os, sys, 10, MemPolicy::Bind, set_of("0"), set_of("0-1")), Error);
     REQUIRE(os.migrate_calls.size() == 1);
-    CHECK(format_cpulist(os.migrate_calls[0].from) == "1");
+    CHECK(os.migrate_calls[0].from.empty());
     CHECK(roll_back(os, report).empty());
     CHECK(format_cpulist(os.affinity[10]) == "0-3");
     CHECK(format_cpulist(os.affinity[11]) == "0-3");
@@ -137,16 +136,14 @@ TEST_CASE("a thread that vanishes while it is being moved (ESRCH) is not a failu
     o.affinity.erase(11);
     o.start_times.erase(11);
   };
-  PinTarget target;
-  target.id = 10;
-  target.cpus = set_of("1");
-  PinReport report = pin_threads(os, SysRoot("/nonexistent-affix-root"), {target});
+  PinReport report = pin_threads(os, SysRoot("/nonexistent-affix-root"), {{10, PinScope::Process}},
+                                 [](const PinRequest&) { return PinPlace{set_of("1"), {}}; });
   CHECK(format_cpulist(os.affinity[10]) == "1");
   CHECK(format_cpulist(os.affinity[12]) == "1");
   REQUIRE(report.targets.size() == 1);
   CHECK_FALSE(report.targets[0].exited);
   bool vanished = false;
-  for (auto& t : report.targets[0].threads)
-    if (t.tid == 11) vanished = t.vanished;
+  for (auto& t : report.targets[0].processes[0].threads)
+    if (t.tid == 11) vanished = t.gone;
   CHECK(vanished);
 }

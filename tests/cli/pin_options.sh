@@ -39,6 +39,30 @@ check "--migrate --mem bind:0" "0 $PID: moved 0 pages (every node is a target: n
 run_affix pin --migrate --mem bind:1 0-1 $PID
 check "--migrate to a node that does not exist: status" 2 "$RC"
 
+# A PID that is a thread other than the main one: exit 2, the contract's
+# words, nothing moved (affix once moved the whole process, labelled with
+# the TID).
+tids=($(ls /proc/$PID/task | sort -n))
+run_affix pin 1 ${tids[1]}
+check "a TID without --tid: status" 2 "$RC"
+check "a TID without --tid: message" "affix: error: ${tids[1]} is a thread of process $PID
+affix: hint: '--tid ${tids[1]}' moves only that thread; '$PID' moves the whole process" "$ERR"
+check "a TID without --tid: nothing moved" "3 0-1" "$(thread_lists $PID)"
+
+# --dry-run: each thread's list and the one it would get; nothing changes.
+run_affix pin --dry-run 0 $PID
+check "dry run: status" 0 "$RC"
+check "dry run: report" "$PID: 3 threads on CPUs 0 (3 would move)
+  thread ${tids[0]} (threads_helper): 0-1 -> 0
+  thread ${tids[1]} (threads_helper): 0-1 -> 0
+  thread ${tids[2]} (threads_helper): 0-1 -> 0" "$OUT"
+check "dry run: nothing moved" "3 0-1" "$(thread_lists $PID)"
+run_affix pin --dry-run --migrate 0 $PID
+check "dry run --migrate: status" 0 "$RC"
+check_match "dry run --migrate: the pages that would move" "*$PID: would move 0 pages to node 0
+  pages per node now: 0:*
+  pages that would leave each node: none" "$OUT"
+
 run_affix pin --help
 check_match "pin --help" "Usage: affix pin*" "$OUT"
 finish

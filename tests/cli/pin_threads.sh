@@ -33,7 +33,7 @@ run_affix pin -v 0-1 $PID
 check "pin -v: status" 0 "$RC"
 check "pin -v: one line per thread" 2001 "$(echo "$OUT" | wc -l)"
 first_tid=$(ls /proc/$PID/task | sort -n | head -1)
-check "pin -v: old and new list" "  thread $first_tid: 1 -> 0-1" "$(echo "$OUT" | sed -n 2p)"
+check "pin -v: old and new list, and the name" "  thread $first_tid (threads_helper): 1 -> 0-1" "$(echo "$OUT" | sed -n 2p)"
 check "pin -v: every thread back on 0-1" "2000 0-1" "$(thread_lists $PID)"
 
 run_affix pin --spread 0-1 $PID
@@ -48,6 +48,33 @@ check "pin --tid: status" 0 "$RC"
 check "pin --tid: output" "${tids[5]}: 1 thread on CPUs 1 (1 moved)" "$OUT"
 check "pin --tid: only that thread" "1999 0-1 1 1" "$(thread_lists $PID)"
 check "pin --tid: the named one" "1" "$(sed -n 's/^Cpus_allowed_list:\t//p' /proc/$PID/task/${tids[5]}/status)"
+
+# --spread is per PID: each process starts its own round at the first CPU
+# (one shared round once made the second depend on the first's threads).
+big=$PID
+start three1 threads_helper 3
+p1=$PID
+start three2 threads_helper 3
+p2=$PID
+run_affix pin --spread 0-1 $p1 $p2
+check "--spread over two PIDs: status" 0 "$RC"
+check "--spread: the first process" "$(ls /proc/$p1/task | sort -n | awk '{print $1, (NR - 1) % 2}')" "$(tid_lists $p1)"
+check "--spread: the second starts its own round" "$(ls /proc/$p2/task | sort -n | awk '{print $1, (NR - 1) % 2}')" \
+  "$(tid_lists $p2)"
+stop $p1
+stop $p2
+PID=$big
+
+# A process's name is data: -v shows it escaped.
+evil="$tmp/ev$(printf '\033')[31mil"
+cp "$HELPERS/threads_helper" "$evil"
+"$evil" 1 > "$tmp/evil.out" &
+epid=$!
+started+=("$epid")
+for _ in $(seq 1 100); do grep -q ready "$tmp/evil.out" && break; sleep 0.05; done
+run_affix pin -v 1 $epid
+check "-v: a name with an escape sequence, escaped" "$epid: 1 thread on CPUs 1 (1 moved)
+  thread $epid (ev\\e[31mil): 0-1 -> 1" "$OUT"
 
 # Pinning what is already in place changes nothing and says so.
 run_affix pin 0-1 $PID

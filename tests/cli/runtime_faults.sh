@@ -83,9 +83,10 @@ expect_pin_refused EINVAL \
 affix: hint: the CPUs must be in the target's own cpuset
 "
 # ESRCH for threads that still exist: they look gone, then reappear in every
-# scan; affix gives up after its bound of passes instead of spinning.
+# listing; affix gives up after a few such returns instead of spinning.
 expect_pin_refused ESRCH \
-"affix: error: the threads of process $helper kept changing for 1000 passes; nothing was changed
+"affix: error: cannot move thread $helper (threads_helper) of process $helper: the kernel answers \"No such process\" for it, yet /proc still lists it; nothing was changed
+affix: hint: a seccomp filter or a security module may refuse sched_setaffinity that way
 "
 # The same pin without the filter moves them (the helper is movable).
 "$AFFIX" pin 0 "$helper" >/dev/null
