@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu_kinds.hpp"
 #include "error.hpp"
 #include "topology_order.hpp"
 #include "topology_read.hpp"
@@ -133,7 +134,6 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
   topo.possible = raw.cpus;
   topo.online = raw.online;
   topo.isolated = raw.isolated;
-  topo.hybrid = raw.hybrid;
   topo.nodes = std::move(raw.nodes);
   const size_t n = raw.cpus.end();
   topo.cpus.resize(n);
@@ -186,8 +186,6 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
     c.die_id = raw.die_id[cpu];
     c.core_id = raw.core_id[cpu];
     c.node = raw.node_of[cpu];
-    if (raw.performance.test(cpu)) c.kind = CpuKind::Performance;
-    else if (raw.efficiency.test(cpu)) c.kind = CpuKind::Efficiency;
     if (c.online) {
       c.socket = socket_of[cpu] >= 0 ? socket_number[static_cast<size_t>(socket_of[cpu])] : -1;
     } else {
@@ -199,6 +197,12 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
   UnitGroups groups{socket_of, die_of, llc_of, core_of, socket_sets, die_sets, llc_sets,
                     core_sets, socket_number};
   order_units(topo, groups);
+  if (scope.kinds) {
+    topo.kinds = read_cpu_kinds(root, topo.online);
+    topo.hybrid = topo.kinds.size() > 1;
+    for (size_t k = 0; k < topo.kinds.size(); ++k)
+      topo.kinds[k].for_each([&](unsigned cpu) { topo.cpus[cpu].kind = static_cast<int>(k); });
+  }
   return topo;
 }
 

@@ -214,15 +214,6 @@ RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
   CpuSet present = checked(root, cpu_dir + "/present", root.read_cpulist(cpu_dir + "/present"));
   raw.cpus = dirs | present | checked(root, cpu_dir + "/online", online_file);
   raw.isolated = checked(root, cpu_dir + "/isolated", root.read_cpulist(cpu_dir + "/isolated"));
-  // Hybrid machines (Intel P/E cores) list each kind's CPUs.
-  if (auto p = root.read_cpulist("sys/devices/cpu_core/cpus")) {
-    raw.performance = checked(root, "sys/devices/cpu_core/cpus", p);
-    raw.hybrid = true;
-  }
-  if (auto e = root.read_cpulist("sys/devices/cpu_atom/cpus")) {
-    raw.efficiency = checked(root, "sys/devices/cpu_atom/cpus", e);
-    raw.hybrid = true;
-  }
   read_nodes(root, raw, scope.memory);
   if (raw.cpus.empty()) throw Error(ErrorKind::Runtime, fmt::format("{}: no CPUs found", root.path(cpu_dir)));
 
