@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "os.hpp"
 #include "topology.hpp"
 
 namespace affix {
@@ -209,15 +210,28 @@ Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::strin
     out.cpus = found->cpus & topo.online;
     out.mems = found->mems ? *found->mems & topo.node_set() : topo.node_set();
     out.source = found->source;  // paths as seen inside the root
-    return out;
-  }
-  if (root.is_default())
+  } else if (root.is_default()) {
     throw Error(ErrorKind::Runtime, fmt::format("cannot read {}", root.path(proc + "/status")));
-  // A captured machine with neither: every online CPU, every node.
-  out.cpus = topo.online;
-  out.mems = topo.node_set();
-  out.source = "all-online";
+  } else {
+    // A captured machine with neither: every online CPU, every node.
+    out.cpus = topo.online;
+    out.mems = topo.node_set();
+    out.source = "all-online";
+  }
+  out.inherited = read_inherited(root);
+  if (out.inherited) *out.inherited &= topo.online;
   return out;
+}
+
+std::optional<CpuSet> read_inherited(const SysRoot& root) {
+  if (root.is_default()) {
+    CpuSet cpus;
+    if (linux_os().get_affinity(0, cpus) != 0) return std::nullopt;
+    return cpus;
+  }
+  auto found = from_status(root, "proc/self");
+  if (!found) return std::nullopt;
+  return found->cpus;
 }
 
 }  // namespace affix
