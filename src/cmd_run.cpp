@@ -15,6 +15,17 @@
 
 namespace affix {
 
+namespace {
+
+// Whether WHERE or --exclude names a CPU kind: only then are the per-CPU
+// files that rank kinds read (cpu_kinds.hpp).
+bool mentions_kind(const PlacementRequest& request) {
+  auto has = [](const std::string& spec) { return spec.find("kind") != std::string::npos; };
+  return has(request.where) || (request.exclude && has(*request.exclude));
+}
+
+}  // namespace
+
 int command_run(const Args& args) {
   CommandLine cl = parse_command_line(CommandKind::Run, args);
   if (cl.help) {
@@ -26,8 +37,9 @@ int command_run(const Args& args) {
   // (topology_light.hpp); -v, --dry-run and --env report more than the CPUs.
   // Other plain launches skip what their placement cannot depend on (scope_for).
   bool plain = !cl.verbose && !cl.dry_run && !cl.env;
-  Topology topo = plain && is_plain_cpulist(cl.request) ? read_cpus_only(root)
-                  : read_topology(root, plain ? scope_for(cl.request) : ReadScope{});
+  ReadScope scope = plain ? scope_for(cl.request) : ReadScope{};
+  scope.kinds = mentions_kind(cl.request);
+  Topology topo = plain && is_plain_cpulist(cl.request) ? read_cpus_only(root) : read_topology(root, scope);
   Allowed allowed = read_allowed(root, topo);
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);
@@ -36,7 +48,11 @@ int command_run(const Args& args) {
   request.argv = cl.rest;
   request.verbose = cl.verbose;
   request.dry_run = cl.dry_run;
-  if (cl.env) request.env = placement_env(placement, env);
+  if (cl.env) {
+    PlacementEnv vars = placement_env(placement, env);
+    request.env = std::move(vars.exported);
+    request.kept = std::move(vars.kept);
+  }
   return launch(linux_os(), placement, request, std::cout, std::cerr);
 }
 

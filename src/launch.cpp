@@ -66,12 +66,15 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
                               placement.nodes.count() == 1 ? "" : "s",
                               format_cpulist(placement.nodes)));
   for (auto& w : placement.warnings) {
+    if (w == placement.widening) continue;  // printed once, on stderr, by launch
     std::string line = format_warning(w);
     line.pop_back();  // the newline: these are lines
     lines.push_back(line);
   }
   for (auto& [name, value] : request.env)
     lines.push_back(fmt::format("{}set {}={}", pre, name, shell_quote(value)));
+  for (auto& [name, value] : request.kept)
+    lines.push_back(fmt::format("{}keep {}={} (set by the user)", pre, name, shell_quote(value)));
   lines.push_back(fmt::format("{}exec: {}", pre, command_text(request.argv)));
   return lines;
 }
@@ -96,9 +99,19 @@ ExecFailure exec_failure(const std::string& command, int error) {
 int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
            std::ostream& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
+  if (!placement.widening.empty()) {
+    err << format_warning(placement.widening);
+    err.flush();
+  }
   if (request.dry_run) {
     for (auto& line : describe_launch(placement, request, true)) out << line << '\n';
     out.flush();
+    if (int e = os.find_command(request.argv[0])) {
+      ExecFailure f = exec_failure(request.argv[0], e);
+      err << format_error(Error(ErrorKind::Runtime, f.message, f.hint));
+      err.flush();
+      return f.status;
+    }
     return k_exit_ok;
   }
   if (request.verbose) {
