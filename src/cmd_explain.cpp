@@ -1,8 +1,9 @@
-// `affix explain [OPTIONS] WHERE [--json] [--root DIR]`: resolve and print,
-// change nothing.
+// `affix explain [OPTIONS] WHERE [--json | --as FORMAT] [--root DIR]`:
+// resolve and print, change nothing.
 #include <cstdio>
 
 #include "commands.hpp"
+#include "diag.hpp"
 #include "error.hpp"
 #include "explain_output.hpp"
 #include "placement_cli.hpp"
@@ -24,7 +25,13 @@ int command_explain(const Args& args) {
   Allowed allowed = read_allowed(root, topo);
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);
-  EnvVars vars = placement_env(placement, env);
+  if (cl.as) {
+    // Nothing but the launcher's lines on stdout; the warnings on stderr.
+    for (auto& w : placement.warnings) print_warning(w);
+    std::fputs(explain_as(placement, *cl.as).c_str(), stdout);
+    return k_exit_ok;
+  }
+  PlacementEnv vars = placement_env(placement, env);
   std::string text = cl.json ? explain_json(placement, allowed, vars)
                              : explain_text(placement, allowed, vars);
   std::fputs(text.c_str(), stdout);
