@@ -48,28 +48,49 @@ std::string unescape(std::string_view s) {
   return out;
 }
 
+// Whether a mount table line can be a cpuset's mount: only those are split
+// into fields (a launch reads the table every time, and a container host's
+// has hundreds of overlay and proc lines).
+bool may_be_cpuset(std::string_view line) {
+  for (std::string_view type : {" cgroup ", " cgroup2 ", " cpuset "})
+    if (line.find(type) != std::string_view::npos) return true;
+  return false;
+}
+
+// Calls f(line) for each line of text.
+template <typename F> void for_each_line(std::string_view text, F&& f) {
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    f(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
 std::vector<Mount> read_mounts(const SysRoot& root, const std::string& proc) {
   std::vector<Mount> out;
   if (auto text = root.read(proc + "/mountinfo", 4u << 20)) {
-    for (auto line : split(*text, '\n')) {
+    for_each_line(*text, [&](std::string_view line) {
+      if (!may_be_cpuset(line)) return;
       auto f = split(line, ' ');
       size_t dash = 6;
       while (dash < f.size() && f[dash] != "-") ++dash;
-      if (f.size() < 5 || dash + 1 >= f.size()) continue;
+      if (f.size() < 5 || dash + 1 >= f.size()) return;
       Mount m{unescape(f[3]), unescape(f[4]), std::string(f[dash + 1]),
               dash + 3 < f.size() ? std::string(f[dash + 3]) : std::string()};
       out.push_back(std::move(m));
-    }
+    });
     return out;
   }
   auto text = root.read("proc/mounts", 4u << 20);
   if (!text) text = root.read(proc + "/mounts", 4u << 20);
   if (!text) return out;
-  for (auto line : split(*text, '\n')) {
+  for_each_line(*text, [&](std::string_view line) {
+    if (!may_be_cpuset(line)) return;
     auto f = split(line, ' ');
-    if (f.size() < 4) continue;
+    if (f.size() < 4) return;
     out.push_back(Mount{"/", unescape(f[1]), std::string(f[2]), std::string(f[3])});
-  }
+  });
   return out;
 }
 

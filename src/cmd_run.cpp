@@ -1,7 +1,6 @@
 // `affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]`: parse, read the
 // machine, resolve, then launch (launch.cpp) through the real Os.
 #include <cstdio>
-#include <iostream>
 
 #include "commands.hpp"
 #include "error.hpp"
@@ -53,7 +52,8 @@ int command_run(const Args& args) {
     request.env = std::move(vars.exported);
     request.kept = std::move(vars.kept);
   }
-  return launch(linux_os(), placement, request, std::cout, std::cerr);
+  StdioOutput out(stdout), err(stderr);
+  return launch(linux_os(), placement, request, out, err);
 }
 
 }  // namespace affix

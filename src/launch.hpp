@@ -4,6 +4,7 @@
 // affinity, then the --env variables, then exec. Nothing execs when a step
 // before it fails: the command never runs unbound.
 
+#include <cstdio>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -14,6 +15,29 @@
 #include "resolver.hpp"
 
 namespace affix {
+
+// Where launch writes its lines (each write is flushed at once). The real
+// run writes through stdio: constructing a std::ostream, or including
+// <iostream> anywhere in affix, sets up the C++ locale first, which was 11%
+// of a launch (docs/performance.md). Tests pass std::ostreams (the overload
+// below).
+class LaunchOutput {
+public:
+  virtual ~LaunchOutput() = default;
+  virtual void write(const std::string& text) = 0;
+};
+
+class StdioOutput : public LaunchOutput {
+public:
+  explicit StdioOutput(std::FILE* file) : m_file(file) {}
+  void write(const std::string& text) override {
+    std::fputs(text.c_str(), m_file);
+    std::fflush(m_file);
+  }
+
+private:
+  std::FILE* m_file;
+};
 
 struct LaunchRequest {
   std::vector<std::string> argv;  // the command and its arguments, untouched
@@ -30,6 +54,8 @@ struct LaunchRequest {
 // error on `err` and returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
 // Os::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
 // policy or the CPU affinity cannot be set (the caller exits 125).
+int launch(Os& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
+           LaunchOutput& err);
 int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
            std::ostream& err);
 
