@@ -50,11 +50,11 @@ std::string unescape(std::string_view s) {
 
 // Whether a mount table line can be a cpuset's mount: only those are split
 // into fields (a launch reads the table every time, and a container host's
-// has hundreds of overlay and proc lines).
+// has hundreds of overlay and proc lines). A cgroup v1 cpuset mount names
+// "cpuset" in its options, the old cpuset filesystem is "cpuset", cgroup v2
+// is "cgroup2".
 bool may_be_cpuset(std::string_view line) {
-  for (std::string_view type : {" cgroup ", " cgroup2 ", " cpuset "})
-    if (line.find(type) != std::string_view::npos) return true;
-  return false;
+  return line.find("cpuset") != std::string_view::npos || line.find("cgroup2") != std::string_view::npos;
 }
 
 // Calls f(line) for each line of text.
