@@ -8,10 +8,10 @@
 _affix_commands="run pin show topo explain"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --slice -m --mem --root "
+_affix_value_opts=" -n --count --order --exclude --slice -m --mem --root --as "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem"
 _affix_run_opts="$_affix_shape_opts --env -v --verbose --dry-run -h --help"
-_affix_explain_opts="$_affix_shape_opts --json --root -h --help"
+_affix_explain_opts="$_affix_shape_opts --json --as --root -h --help"
 _affix_pin_opts="$_affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run -h --help"
 _affix_show_opts="--json --pinned --root -h --help"
 _affix_topo_opts="--json --root -h --help"
@@ -188,6 +188,11 @@ _affix_where()
     term=${cur##*+}
     step=${term##*.}
     before=${cur%"$step"}
+    if [[ $step == kind:* ]]; then
+        cands=("${before}kind:performance" "${before}kind:efficiency" "${before}kind:0" "${before}kind:1")
+        COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur"))
+        return
+    fi
     if [[ $step == *:* ]]; then
         level=$(_affix_level "${step%%:*}")
         [[ -n $level ]] || return
@@ -208,9 +213,9 @@ _affix_where()
         COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur"))
         return
     fi
-    for l in $_affix_levels; do cands+=("$before$l:"); done
+    for l in $_affix_levels kind; do cands+=("$before$l:"); done
     if [[ $term != *.* ]]; then
-        cands+=("${before}all")
+        cands+=("${before}all" "${before}self")
         if [[ $step == [0-9]* ]]; then
             _affix_scan "$root"
             idprefix=
@@ -252,6 +257,7 @@ _affix_value()
     local -a cands=()
     case $opt in
         --order) COMPREPLY=($(compgen -W "compact scatter" -- "$cur")) ;;
+        --as) COMPREPLY=($(compgen -W "systemd docker taskset numactl" -- "$cur")) ;;
         --slice) COMPREPLY=($(compgen -W "rank 0/2 1/2" -- "$cur")) ;;
         -m | --mem)
             if [[ $cur == *:* ]]; then

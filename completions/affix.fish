@@ -6,10 +6,10 @@
 # after WHERE.
 
 set -g __affix_commands run pin show topo explain
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root
+set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root --as
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
 set -g __affix_opts_run $__affix_shape_opts --env -v --verbose --dry-run -h --help
-set -g __affix_opts_explain $__affix_shape_opts --json --root -h --help
+set -g __affix_opts_explain $__affix_shape_opts --json --as --root -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run -h --help
 set -g __affix_opts_show --json --pinned --root -h --help
 set -g __affix_opts_topo --json --root -h --help
@@ -238,6 +238,10 @@ function __affix_where
     set -l term (string split + -- $cur)[-1]
     set -l step (string split . -- $term)[-1]
     set -l before (string sub -l (math (string length -- "$cur") - (string length -- "$step")) -- "$cur")
+    if string match -q -- 'kind:*' $step
+        printf '%s\n' {$before}kind:performance {$before}kind:efficiency {$before}kind:0 {$before}kind:1
+        return
+    end
     if string match -q -- '*:*' $step
         set -l name (string split -m1 : -- $step)[1]
         set -l level (__affix_level $name)
@@ -258,11 +262,12 @@ function __affix_where
         end
         return
     end
-    for l in socket node die llc core cpu
+    for l in socket node die llc core cpu kind
         echo $before$l:
     end
     if not string match -q -- '*.*' $term
         echo {$before}all
+        echo {$before}self
         if string match -qr -- '^[0-9]' $step
             set -l idprefix ''
             string match -q -- '*,*' $step; and set idprefix (string replace -r ',[^,]*$' ',' -- $step)
@@ -343,6 +348,8 @@ complete -c affix -n '__affix_for pin' -s v -l verbose -d 'print old and new CPU
 complete -c affix -n '__affix_for pin' -l migrate -d 'move existing pages too'
 complete -c affix -n '__affix_for pin' -l tree -d 'the process and all its descendants'
 complete -c affix -n '__affix_for pin' -l dry-run -d 'print what would change, change nothing'
+# explain
+complete -c affix -n '__affix_for explain' -l as -x -a 'systemd docker taskset numactl' -d "another launcher's words"
 # show
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain

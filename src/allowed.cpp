@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "os.hpp"
 #include "topology.hpp"
 
 namespace affix {
@@ -57,6 +58,14 @@ bool has_option(std::string_view options, std::string_view name) {
   return false;
 }
 
+// Whether a mount table line can be a cpuset's mount: only those are split
+// into fields (a launch reads the table every time). A cgroup v1 cpuset
+// mount names "cpuset" in its options, the old cpuset filesystem is
+// "cpuset", cgroup v2 is "cgroup2".
+bool may_be_cpuset(std::string_view line) {
+  return line.find("cpuset") != std::string_view::npos || line.find("cgroup2") != std::string_view::npos;
+}
+
 // The cgroup mounts (cgroup, cgroup2, the old cpuset filesystem) of the mount
 // table, read line by line: a container host's table can hold thousands of
 // mounts (megabytes), of which only these few matter, so memory stays
@@ -68,6 +77,7 @@ std::vector<Mount> read_mounts(const SysRoot& root, const std::string& proc) {
       if (out.size() < k_max_cgroup_mounts) out.push_back(std::move(m));
   };
   bool found = root.for_each_line(proc + "/mountinfo", [&](std::string_view line) {
+    if (!may_be_cpuset(line)) return true;
     auto f = split(line, ' ');
     size_t dash = 6;
     while (dash < f.size() && f[dash] != "-") ++dash;
@@ -78,6 +88,7 @@ std::vector<Mount> read_mounts(const SysRoot& root, const std::string& proc) {
   });
   if (found) return out;
   auto mounts_line = [&](std::string_view line) {
+    if (!may_be_cpuset(line)) return true;
     auto f = split(line, ' ');
     if (f.size() >= 4) keep(Mount{"/", unescape(f[1]), std::string(f[2]), std::string(f[3])});
     return true;
@@ -224,16 +235,29 @@ Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::strin
     out.mems = found->mems ? *found->mems & topo.node_set() : topo.node_set();
     out.source = found->source;  // paths as seen inside the root
     out.mems_source = found->mems ? found->mems_source : "all-nodes";
-    return out;
-  }
-  if (root.is_default())
+  } else if (root.is_default()) {
     throw Error(ErrorKind::Runtime, fmt::format("cannot read {}", root.path(proc + "/status")));
-  // A captured machine with neither: every online CPU, every node.
-  out.cpus = topo.online;
-  out.mems = topo.node_set();
-  out.source = "all-online";
-  out.mems_source = "all-nodes";
+  } else {
+    // A captured machine with neither: every online CPU, every node.
+    out.cpus = topo.online;
+    out.mems = topo.node_set();
+    out.source = "all-online";
+    out.mems_source = "all-nodes";
+  }
+  out.inherited = read_inherited(root);
+  if (out.inherited) *out.inherited &= topo.online;
   return out;
+}
+
+std::optional<CpuSet> read_inherited(const SysRoot& root) {
+  if (root.is_default()) {
+    CpuSet cpus;
+    if (linux_os().get_affinity(0, cpus) != 0) return std::nullopt;
+    return cpus;
+  }
+  auto found = from_status(root, "proc/self");
+  if (!found) return std::nullopt;
+  return found->cpus;
 }
 
 }  // namespace affix

@@ -1,8 +1,9 @@
-// `affix explain [OPTIONS] WHERE [--json] [--root DIR]`: resolve and print,
-// change nothing.
+// `affix explain [OPTIONS] WHERE [--json | --as FORMAT] [--root DIR]`:
+// resolve and print, change nothing.
 #include <cstdio>
 
 #include "commands.hpp"
+#include "diag.hpp"
 #include "error.hpp"
 #include "os.hpp"
 #include "explain_output.hpp"
@@ -31,7 +32,13 @@ int command_explain(const Args& args) {
       !linux_os().has_preferred_many())
     placement.warnings.push_back("this kernel has no MPOL_PREFERRED_MANY (Linux 5.15 and later have it): "
                                  "'run' would refuse to prefer several nodes");
-  EnvVars vars = placement_env(placement, env);
+  if (cl.as) {
+    // Nothing but the launcher's lines on stdout; the warnings on stderr.
+    for (auto& w : placement.warnings) print_warning(w);
+    std::fputs(explain_as(placement, *cl.as).c_str(), stdout);
+    return k_exit_ok;
+  }
+  PlacementEnv vars = placement_env(placement, env);
   std::string text = cl.json ? explain_json(placement, allowed, vars)
                              : explain_text(placement, allowed, vars);
   std::fputs(text.c_str(), stdout);

@@ -1,7 +1,6 @@
 // `affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]`: parse, read the
 // machine, resolve, then launch (launch.cpp) through the real Os.
 #include <cstdio>
-#include <iostream>
 
 #include "commands.hpp"
 #include "error.hpp"
@@ -15,6 +14,17 @@
 
 namespace affix {
 
+namespace {
+
+// Whether WHERE or --exclude names a CPU kind: only then are the per-CPU
+// files that rank kinds read (cpu_kinds.hpp).
+bool mentions_kind(const PlacementRequest& request) {
+  auto has = [](const std::string& spec) { return spec.find("kind") != std::string::npos; };
+  return has(request.where) || (request.exclude && has(*request.exclude));
+}
+
+}  // namespace
+
 int command_run(const Args& args) {
   CommandLine cl = parse_command_line(CommandKind::Run, args);
   if (cl.help) {
@@ -26,7 +36,9 @@ int command_run(const Args& args) {
   // a bare CPU list, which CPUs are online); -v, --dry-run and --env report
   // more than the CPUs.
   bool plain = !cl.verbose && !cl.dry_run && !cl.env;
-  Topology topo = read_topology(root, plain ? scope_for(cl.request) : ReadScope{});
+  ReadScope scope = plain ? scope_for(cl.request) : ReadScope{};
+  scope.kinds = mentions_kind(cl.request);
+  Topology topo = read_topology(root, scope);
   Allowed allowed = read_allowed(root, topo);
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);
@@ -35,8 +47,13 @@ int command_run(const Args& args) {
   request.argv = cl.rest;
   request.verbose = cl.verbose;
   request.dry_run = cl.dry_run;
-  if (cl.env) request.env = placement_env(placement, env);
-  return launch(linux_os(), placement, request, std::cout, std::cerr);
+  if (cl.env) {
+    PlacementEnv vars = placement_env(placement, env);
+    request.env = std::move(vars.exported);
+    request.kept = std::move(vars.kept);
+  }
+  StdioOutput out(stdout), err(stderr);
+  return launch(linux_os(), placement, request, out, err);
 }
 
 }  // namespace affix

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "json.hpp"
+#include "text.hpp"
 #include "topo_output.hpp"
 
 namespace affix {
@@ -30,9 +31,14 @@ bool ascending(const std::vector<unsigned>& sequence) {
   return true;
 }
 
+// The CPUs `self` names: affix's inherited affinity within what is allowed.
+CpuSet self_cpus(const Allowed& allowed) {
+  return allowed.inherited ? *allowed.inherited & allowed.cpus : allowed.cpus;
+}
+
 }  // namespace
 
-std::string explain_text(const Placement& p, const Allowed& allowed, const EnvVars& env) {
+std::string explain_text(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
   std::string out;
   unsigned n = p.cpus.count();
   line(out, "cpus", fmt::format("{} ({} CPU{})", format_cpulist(p.cpus), n, n == 1 ? "" : "s"));
@@ -41,6 +47,9 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const EnvVa
   line(out, "nodes", format_cpulist(p.nodes));
   line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
                                    format_cpulist(allowed.mems), allowed.source));
+  CpuSet self = self_cpus(allowed);
+  if (!(self == allowed.cpus))
+    line(out, "self", fmt::format("CPUs {} (affix was started on these)", self.empty() ? "none" : format_cpulist(self)));
   if (!p.mem_policy)
     line(out, "memory", "policy unchanged (no --mem)");
   else
@@ -51,15 +60,20 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const EnvVa
     label = "";
   }
   label = "env";
-  for (auto& [name, value] : env) {
+  for (auto& [name, value] : env.exported) {
     line(out, label, fmt::format("{}={}", name, value));
+    label = "";
+  }
+  label = "kept";
+  for (auto& [name, value] : env.kept) {
+    line(out, label, fmt::format("{}={} (set by the user)", name, printable(value)));
     label = "";
   }
   for (auto& w : p.warnings) line(out, "warning", w);
   return out;
 }
 
-std::string explain_json(const Placement& p, const Allowed& allowed, const EnvVars& env) {
+std::string explain_json(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
   JsonWriter j;
   j.begin_object();
   j.field("cpus", format_cpulist(p.cpus));
@@ -71,6 +85,7 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const EnvVa
   j.field("sockets", format_cpulist(p.sockets));
   j.field("nodes", format_cpulist(p.nodes));
   write_allowed_json(j, allowed);
+  j.field("self", format_cpulist(self_cpus(allowed)));
   j.key("mem");
   if (p.mem_policy) {
     j.begin_object();
@@ -91,7 +106,11 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const EnvVa
   j.end_array();
   j.key("env");
   j.begin_object();
-  for (auto& [name, value] : env) j.field(name, value);
+  for (auto& [name, value] : env.exported) j.field(name, value);
+  j.end_object();
+  j.key("env_kept");
+  j.begin_object();
+  for (auto& [name, value] : env.kept) j.field(name, value);
   j.end_object();
   j.key("warnings");
   j.begin_array();
@@ -99,6 +118,41 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const EnvVa
   j.end_array();
   j.end_object();
   return j.str() + "\n";
+}
+
+std::string explain_as(const Placement& p, AsFormat format) {
+  std::string cpus = format_cpulist(p.cpus);
+  std::string mems = p.mem_nodes.empty() ? std::string() : format_cpulist(p.mem_nodes);
+  switch (format) {
+    case AsFormat::Systemd: {
+      std::string out = fmt::format("CPUAffinity={}\n", cpus);
+      if (p.mem_policy) {
+        out += fmt::format("NUMAPolicy={}\n", mem_policy_name(*p.mem_policy));
+        if (*p.mem_policy != MemPolicy::Local) out += fmt::format("NUMAMask={}\n", mems);
+      }
+      return out;
+    }
+    case AsFormat::Docker:
+      return fmt::format("--cpuset-cpus={}\n--cpuset-mems={}\n", cpus,
+                         p.mem_policy && !mems.empty() ? mems : format_cpulist(p.nodes));
+    case AsFormat::Taskset:
+      return fmt::format("taskset -c {}\n", cpus);
+    case AsFormat::Numactl: {
+      std::string out = fmt::format("numactl --physcpubind={}", cpus);
+      if (p.mem_policy) {
+        switch (*p.mem_policy) {
+          case MemPolicy::Bind: out += " --membind=" + mems; break;
+          case MemPolicy::Preferred:
+            out += (p.mem_nodes.count() == 1 ? " --preferred=" : " --preferred-many=") + mems;
+            break;
+          case MemPolicy::Interleave: out += " --interleave=" + mems; break;
+          case MemPolicy::Local: out += " --localalloc"; break;
+        }
+      }
+      return out + "\n";
+    }
+  }
+  return {};
 }
 
 }  // namespace affix

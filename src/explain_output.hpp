@@ -1,23 +1,38 @@
 #pragma once
 // What `affix explain` prints: the resolved placement, the allowed set and
 // where it came from, the memory policy, the CPUs dropped and why, the
-// variables `run --env` would export, and the warnings. Text for people,
-// JSON with the fields affix(1) lists under OUTPUT.
+// variables `run --env` would export (and those it would keep), and the
+// warnings; or the same placement in another launcher's words (--as). Text
+// for people, JSON with the fields affix(1) lists under OUTPUT.
 
 #include <string>
 
-#include "launch.hpp"
+#include "placement_cli.hpp"
+#include "placement_env.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
 
 namespace affix {
 
-// Aligned "name  value" lines, ending with a newline.
-std::string explain_text(const Placement& placement, const Allowed& allowed, const EnvVars& env);
+// Aligned "name  value" lines, ending with a newline. A "self" line where
+// affix was started on fewer CPUs than are allowed; "kept" lines for the
+// --env variables the user set.
+std::string explain_text(const Placement& placement, const Allowed& allowed, const PlacementEnv& env);
 
 // One JSON document (with a final newline): cpus, count, sequence, sockets,
-// nodes, allowed{cpus,nodes,source}, mem{policy,nodes}|null,
-// dropped[{cpus,reason}], env{...}, warnings[...].
-std::string explain_json(const Placement& placement, const Allowed& allowed, const EnvVars& env);
+// nodes, allowed{cpus,nodes,source}, self (the CPUs `self` names), 
+// mem{policy,nodes}|null, dropped[{cpus,reason}], env{...} (what run --env
+// would export), env_kept{...} (set by the user, left alone), warnings[...].
+std::string explain_json(const Placement& placement, const Allowed& allowed, const PlacementEnv& env);
+
+// explain --as (cli.md "Explain for other launchers"), a line each, ending
+// with a newline:
+//   systemd  CPUAffinity=LIST; with --mem NUMAPolicy=bind|preferred|interleave|local
+//            and, but for local, NUMAMask=NODES
+//   docker   --cpuset-cpus=LIST, --cpuset-mems=NODES (of --mem, else of the CPUs)
+//   taskset  taskset -c LIST
+//   numactl  numactl --physcpubind=LIST [--membind=N | --preferred=N |
+//            --preferred-many=NODES | --interleave=NODES | --localalloc]
+std::string explain_as(const Placement& placement, AsFormat format);
 
 }  // namespace affix

@@ -44,6 +44,12 @@ std::string command_text(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::string lines_text(const std::vector<std::string>& lines) {
+  std::string out;
+  for (auto& line : lines) out += line + '\n';
+  return out;
+}
+
 }  // namespace
 
 std::string shell_quote(const std::string& word) {
@@ -77,12 +83,15 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
                               placement.nodes.count() == 1 ? "" : "s",
                               format_cpulist(placement.nodes)));
   for (auto& w : placement.warnings) {
+    if (w == placement.widening) continue;  // printed once, on stderr, by launch
     std::string line = format_warning(w);
     line.pop_back();  // the newline: these are lines
     lines.push_back(line);
   }
   for (auto& [name, value] : request.env)
     lines.push_back(fmt::format("{}set {}={}", pre, name, shell_quote(value)));
+  for (auto& [name, value] : request.kept)
+    lines.push_back(fmt::format("{}keep {}={} (set by the user)", pre, name, shell_quote(value)));
   lines.push_back(fmt::format("{}exec: {}", pre, command_text(request.argv)));
   return lines;
 }
@@ -107,18 +116,24 @@ ExecFailure exec_failure(const std::string& command, int error) {
           {}};
 }
 
-int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
-           std::ostream& err) {
+int launch(Os& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
+           LaunchOutput& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
   check_kernel_has(os, placement);
+  if (!placement.widening.empty()) {
+    err.write(format_warning(placement.widening));
+  }
   if (request.dry_run) {
-    for (auto& line : describe_launch(placement, request, true)) out << line << '\n';
-    out.flush();
+    out.write(lines_text(describe_launch(placement, request, true)));
+    if (int e = os.find_command(request.argv[0])) {
+      ExecFailure f = exec_failure(request.argv[0], e);
+      err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
+      return f.status;
+    }
     return k_exit_ok;
   }
   if (request.verbose) {
-    for (auto& line : describe_launch(placement, request, false)) err << line << '\n';
-    err.flush();
+    err.write(lines_text(describe_launch(placement, request, false)));
   }
   if (placement.mem_policy) {
     if (int e = os.set_mempolicy(*placement.mem_policy, placement.mem_nodes)) {
@@ -145,13 +160,30 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, std
                                "policy (container policy)"
                              : "");
   for (auto& [name, value] : request.env) os.set_env(name, value);
-  out.flush();
   int e = os.exec(request.argv);
   if (e == 0) return k_exit_ok;
   ExecFailure f = exec_failure(request.argv[0], e);
-  err << format_error(Error(ErrorKind::Runtime, f.message, f.hint));
-  err.flush();
+  err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
   return f.status;
+}
+
+namespace {
+
+class StreamOutput : public LaunchOutput {
+public:
+  explicit StreamOutput(std::ostream& os) : m_os(os) {}
+  void write(const std::string& text) override { m_os << text << std::flush; }
+
+private:
+  std::ostream& m_os;
+};
+
+}  // namespace
+
+int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
+           std::ostream& err) {
+  StreamOutput o(out), e(err);
+  return launch(os, placement, request, o, e);
 }
 
 }  // namespace affix

@@ -4,6 +4,7 @@
 // affinity, then the --env variables, then exec. Nothing execs when a step
 // before it fails: the command never runs unbound.
 
+#include <cstdio>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -15,22 +16,52 @@
 
 namespace affix {
 
+// Where launch writes its lines (each write is flushed at once). The real
+// run writes through stdio: constructing a std::ostream, or including
+// <iostream> anywhere in affix, sets up the C++ locale first, which was 11%
+// of a launch (docs/performance.md). Tests pass std::ostreams (the overload
+// below).
+class LaunchOutput {
+public:
+  virtual ~LaunchOutput() = default;
+  virtual void write(const std::string& text) = 0;
+};
+
+class StdioOutput : public LaunchOutput {
+public:
+  explicit StdioOutput(std::FILE* file) : m_file(file) {}
+  void write(const std::string& text) override {
+    std::fputs(text.c_str(), m_file);
+    std::fflush(m_file);
+  }
+
+private:
+  std::FILE* m_file;
+};
+
 struct LaunchRequest {
   std::vector<std::string> argv;  // the command and its arguments, untouched
   EnvVars env;                    // variables to export (--env), in order
+  EnvVars kept;                   // --env variables left as the user set them (listed by -v, --dry-run)
   bool verbose = false;           // -v: the placement on `err` before the exec
   bool dry_run = false;           // print what would be done on `out`, do nothing
 };
 
-// Returns 0 after a dry run; when exec fails, prints the error on `err` and
-// returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
+// The widening warning (Placement::widening) goes to `err` first, once,
+// whatever the mode. A dry run returns 0, or where the command would not be
+// found or could not be executed (Os::find_command) prints the error the
+// real run would and returns its 127 or 126. When exec fails, prints the
+// error on `err` and returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
 // Os::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
 // policy or the CPU affinity cannot be set (the caller exits 125).
+int launch(Os& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
+           LaunchOutput& err);
 int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
            std::ostream& err);
 
 // The lines -v and --dry-run print (each starting "affix: "): the memory
-// policy, the CPU affinity, warnings, each variable, the command. `would`
+// policy, the CPU affinity, warnings (but the widening warning, printed on
+// its own), each variable set, each variable kept, the command. `would`
 // words them as a dry run ("affix: would exec: ...").
 std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
                                          bool would);

@@ -109,11 +109,11 @@ private:
         fail(fmt::format("expected a level or a CPU number, found '{}'",
                          caret_safe(m_s.substr(m_pos, 1))),
              m_pos);
-      t.steps.push_back(step());
+      t.steps.push_back(step(true));
       while (!at_end() && peek() == '.') {
         ++m_pos;
         if (at_end()) fail("missing step after '.'", m_pos);
-        t.steps.push_back(step());
+        t.steps.push_back(step(false));
       }
     }
     t.length = m_pos - t.position;
@@ -127,7 +127,7 @@ private:
     return after >= m_s.size() || !(is_letter(m_s[after]) || is_digit(m_s[after]) || m_s[after] == ':');
   }
 
-  Step step() {
+  Step step(bool first) {
     Step s;
     s.position = m_pos;
     if (!is_letter(peek())) {
@@ -136,6 +136,19 @@ private:
            m_pos);
     }
     std::string_view w = word();
+    if (w == "self") {
+      if (!first) fail("'self' can only be the first step", s.position);
+      if (!at_end() && peek() == ':') fail("'self' takes no ':' (it names the CPUs affix was started on)", m_pos);
+      s.type = StepType::Self;
+      return s;
+    }
+    if (w == "kind") {
+      if (at_end() || peek() != ':') fail("expected ':' after 'kind'", m_pos);
+      ++m_pos;
+      s.type = StepType::Kind;
+      kind_ids(s);
+      return s;
+    }
     if (!level_from_word(w, s.level))
       fail(fmt::format("unknown level '{}' (socket, node, die, llc, core, cpu)", caret_safe(w)),
            s.position, level_hint(w));
@@ -143,6 +156,28 @@ private:
     ++m_pos;
     s.ids = ids();
     return s;
+  }
+
+  // After "kind:": performance, efficiency, or ids.
+  void kind_ids(Step& s) {
+    if (!at_end() && is_letter(peek())) {
+      size_t start = m_pos;
+      std::string_view w = word();
+      if (w == "performance") {
+        s.ids.ranges.push_back(IdRange{0, 0, 1, start});
+        return;
+      }
+      if (w == "efficiency") {
+        s.least = true;
+        return;
+      }
+      if (w == "all") {
+        s.ids.all = true;
+        return;
+      }
+      fail("expected a kind: a number, 'performance' or 'efficiency'", start);
+    }
+    s.ids = ids();
   }
 
   Ids ids() {

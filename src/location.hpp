@@ -3,10 +3,13 @@
 // parser. Pure text processing; what the numbers mean is the resolver's job.
 //
 //   WHERE := TERM ( '+' TERM )*            union
-//   TERM  := STEP ( '.' STEP )* | CPULIST
-//   STEP  := LEVEL ':' IDS
+//   TERM  := FIRST ( '.' STEP )* | CPULIST
+//   FIRST := STEP | self                   self: the CPUs affix was started on
+//   STEP  := LEVEL ':' IDS | kind ':' KIND
 //   LEVEL := socket | node | die | llc | core | cpu
 //            (aliases: package; numa; l3; thread, pu)
+//   KIND  := IDS | performance | efficiency   (performance is kind 0,
+//            efficiency the least performant kind)
 //   IDS   := all | RANGE ( ',' RANGE )*
 //   RANGE := N | N-M | N-M:STRIDE
 //
@@ -47,9 +50,17 @@ struct Ids {
   std::vector<IdRange> ranges;  // empty when `all`
 };
 
+enum class StepType {
+  Level,  // LEVEL:IDS
+  Self,   // self (first step only)
+  Kind,   // kind:IDS, kind:performance (ids 0), kind:efficiency (least)
+};
+
 struct Step {
-  Level level = Level::Cpu;
-  Ids ids;
+  StepType type = StepType::Level;
+  Level level = Level::Cpu;  // StepType::Level
+  Ids ids;                   // StepType::Level and StepType::Kind
+  bool least = false;        // kind:efficiency
   size_t position = 0;  // offset of the level word (or of the list, when bare)
 };
 

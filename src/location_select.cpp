@@ -83,14 +83,50 @@ private:
   };
 
   void evaluate(const Term& t, CpuSet& cpus, CpuSet& offline) {
-    std::vector<Part> parts = first_step(t.steps[0]);
-    if (t.steps.size() == 1 && t.steps[0].level == Level::Cpu && t.steps[0].ids.all)
+    const Step& first = t.steps[0];
+    std::vector<Part> parts = first.type == StepType::Self   ? self_step()
+                              : first.type == StepType::Kind ? kind_step(first, {Part{"", m_topo.online, {}}})
+                                                             : first_step(first);
+    if (t.steps.size() == 1 && first.type == StepType::Level && first.level == Level::Cpu && first.ids.all)
       offline = m_offline_known;
-    for (size_t i = 1; i < t.steps.size(); ++i) parts = later_step(t.steps[i], parts);
+    for (size_t i = 1; i < t.steps.size(); ++i)
+      parts = t.steps[i].type == StepType::Kind ? kind_step(t.steps[i], parts) : later_step(t.steps[i], parts);
     for (const Part& p : parts) {
       cpus |= p.cpus;
       offline |= p.offline;
     }
+  }
+
+  // self: affix's own inherited affinity (all that is allowed where unknown).
+  std::vector<Part> self_step() const {
+    CpuSet cpus = (m_allowed.inherited ? *m_allowed.inherited : m_allowed.cpus) & m_topo.online;
+    return {Part{"self", cpus, {}}};
+  }
+
+  // kind:IDS: the CPUs of each kind named, within each part before (kind
+  // numbers are the machine's, whatever step they stand in). A machine the
+  // kernel says nothing about has one kind: every online CPU.
+  std::vector<Part> kind_step(const Step& s, const std::vector<Part>& before) const {
+    std::vector<CpuSet> one{m_topo.online};
+    const std::vector<CpuSet>& kinds = m_topo.kinds.empty() ? one : m_topo.kinds;
+    std::vector<size_t> ids;
+    if (s.least || s.ids.all) {
+      for (size_t k = s.least ? kinds.size() - 1 : 0; k < kinds.size(); ++k) ids.push_back(k);
+    }
+    for (const IdRange& r : s.ids.ranges)
+      for_each_id(r, [&](unsigned id) {
+        if (id < kinds.size()) return ids.push_back(id);
+        throw Error(ErrorKind::Resolution,
+                    kinds.size() == 1
+                        ? fmt::format("no kind {} on this machine (its CPUs are all of one kind: kind:0)", id)
+                        : fmt::format("no kind {} on this machine (kinds: {})", id, index_range(kinds.size())));
+      });
+    std::vector<Part> parts;
+    for (const Part& parent : before)
+      for (size_t k : ids)
+        parts.push_back(Part{fmt::format("{}{}kind:{}", parent.label, parent.label.empty() ? "" : ".", k),
+                             parent.cpus & kinds[k], {}});
+    return parts;
   }
 
   std::vector<Part> first_step(const Step& s) {

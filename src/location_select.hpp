@@ -16,6 +16,11 @@
 //   allowed is an error (Mode::Strict); a cpu index in a later step is an
 //   index like any other (`core:all.cpu:0`) and is intersected. Larger units and `all` are intersected with the allowed
 //   online CPUs; what they lose is reported.
+// - `self` (first step only): Allowed::inherited (all that is allowed where
+//   unknown), online CPUs; those of it that are not allowed are reported.
+// - `kind:` (any step): the CPUs of Topology::kinds[K] within each part
+//   before; kind numbers are the machine's in every step. Without kinds the
+//   machine has one: every online CPU. A kind that does not exist is an error.
 // - Mode::Lenient (for --exclude): naming an offline or not-allowed CPU is
 //   fine (it just removes nothing); units that do not exist are still errors.
 

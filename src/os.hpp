@@ -90,6 +90,9 @@ public:
   virtual void sleep_ms(unsigned ms) = 0;
   // execvp; returns only on failure, with errno.
   virtual int exec(const std::vector<std::string>& argv) = 0;
+  // What exec would find for argv[0] without executing it: 0, or the errno
+  // exec would fail with (exec_lookup.hpp; run --dry-run).
+  virtual int find_command(const std::string& command);
   // setenv (overwrite).
   virtual void set_env(const std::string& name, const std::string& value) = 0;
   // Whether affix itself holds CAP_SYS_NICE (CapEff in /proc/self/status):

@@ -30,7 +30,7 @@ enum KindMask : unsigned { k_run = 1, k_explain = 2, k_pin = 4, k_all = 7 };
 
 enum class Opt {
   Help, NoSmt, Count, Order, Exclude, Slice, Mem, Verbose, DryRun, Env, Json, Root, Spread,
-  Tid, Migrate, Tree,
+  Tid, Migrate, Tree, As,
 };
 
 struct OptionSpec {
@@ -54,6 +54,7 @@ constexpr OptionSpec k_options[] = {
     {Opt::Env, "env", 0, false, k_run},
     {Opt::Json, "json", 0, false, k_explain},
     {Opt::Root, "root", 0, true, k_explain},
+    {Opt::As, "as", 0, true, k_explain},
     {Opt::Spread, "spread", 0, false, k_pin},
     {Opt::Tid, "tid", 0, false, k_pin},
     {Opt::Migrate, "migrate", 0, false, k_pin},
@@ -113,7 +114,7 @@ bool is_option_word(std::string_view word) { return word.size() > 1 && word[0] =
 std::string usage_line(CommandKind kind) {
   switch (kind) {
     case CommandKind::Run: return "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]";
-    case CommandKind::Explain: return "usage: affix explain [OPTIONS] WHERE [--json]";
+    case CommandKind::Explain: return "usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]";
     case CommandKind::Pin: return "usage: affix pin [OPTIONS] WHERE PID...";
   }
   return {};
@@ -217,6 +218,15 @@ Order parse_order_option(const std::string& text) {
               fmt::format("invalid --order '{}': expected compact or scatter", text));
 }
 
+AsFormat parse_as_option(const std::string& text) {
+  if (text == "systemd") return AsFormat::Systemd;
+  if (text == "docker") return AsFormat::Docker;
+  if (text == "taskset") return AsFormat::Taskset;
+  if (text == "numactl") return AsFormat::Numactl;
+  throw Error(ErrorKind::Usage,
+              fmt::format("invalid --as '{}': expected systemd, docker, taskset or numactl", text));
+}
+
 CommandLine parse_command_line(CommandKind kind, const Args& args) {
   CommandLine cl;
   cl.kind = kind;
@@ -278,6 +288,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
         case Opt::Tid: cl.tid = true; break;
         case Opt::Migrate: cl.migrate = true; break;
         case Opt::Tree: cl.tree = true; break;
+        case Opt::As: cl.as = parse_as_option(value); break;
       }
       continue;
     }
@@ -296,6 +307,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
   }
 
   if (!have_where) usage_error(kind, "no location given");
+  if (cl.as && cl.json) usage_error(kind, "--as and --json cannot be used together");
   if (kind == CommandKind::Run && cl.rest.empty())
     usage_error(kind, fmt::format("no command given to run at '{}'", req.where));
   if (kind == CommandKind::Pin && cl.rest.empty())
@@ -317,6 +329,8 @@ std::string command_help(CommandKind kind) {
       "                         the nodes of the selected CPUs that have memory\n";
   std::string where =
       "WHERE: socket:0 | node:1 | die:0 | llc:2 | core:0-3 | cpu:4 | 0-3,8 | all,\n"
+      "       kind:performance | kind:efficiency | kind:1 (hybrid CPUs),\n"
+      "       self (the CPUs affix was started on: self.core:0-1),\n"
       "       nested with '.' (socket:1.core:0-3), joined with '+' (node:0+node:2)\n";
   switch (kind) {
     case CommandKind::Run:
@@ -334,11 +348,13 @@ std::string command_help(CommandKind kind) {
              "Exit status: the command's own; 125 affix failed before the command started;\n"
              "126 the command cannot be executed; 127 the command was not found.\n";
     case CommandKind::Explain:
-      return "Usage: affix explain [OPTIONS] WHERE [--json]\n"
+      return "Usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]\n"
              "Resolve WHERE and print the placement; change nothing.\n\n" +
              where + "\n" + shape +
              "Output:\n"
              "  --json                 one JSON document on stdout\n"
+             "  --as FORMAT            the placement in another launcher's words: systemd\n"
+             "                         (unit lines), docker (run flags), taskset, numactl\n"
              "  --root DIR             read DIR/sys and DIR/proc instead of /sys and /proc\n"
              "  -h, --help             this text\n\n"
              "Exit status: 0 success; 1 the machine could not be read; 2 usage, location or\n"

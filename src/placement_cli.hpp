@@ -29,12 +29,16 @@ using Args = std::vector<std::string>;
 enum class CommandKind { Run, Explain, Pin };
 const char* command_kind_name(CommandKind kind);  // "run", "explain", "pin"
 
+// explain --as: another launcher's words for the placement.
+enum class AsFormat { Systemd, Docker, Taskset, Numactl };
+
 struct CommandLine {
   CommandKind kind = CommandKind::Run;
   bool help = false;           // -h/--help seen (nothing else is checked then)
   PlacementRequest request;    // WHERE and the selection and memory options
   // explain
   bool json = false;           // --json
+  std::optional<AsFormat> as;  // --as FORMAT
   std::optional<std::string> root;  // --root DIR
   // run and pin
   bool verbose = false;        // -v/--verbose
@@ -52,7 +56,7 @@ struct CommandLine {
 
 // Throws Error(Usage) for unknown options, missing or bad values, options
 // given twice with values, a missing WHERE, a run without a command, an
-// explain with extra words, a pin without IDs.
+// explain with extra words or with both --as and --json, a pin without IDs.
 CommandLine parse_command_line(CommandKind kind, const Args& args);
 
 // "did you mean '--no-smt'?" for a word close to one of the command's long
@@ -67,5 +71,6 @@ unsigned parse_count_option(const std::string& text);
 SliceRequest parse_slice_option(const std::string& text);
 MemRequest parse_mem_option(const std::string& text);
 Order parse_order_option(const std::string& text);
+AsFormat parse_as_option(const std::string& text);
 
 }  // namespace affix

@@ -175,6 +175,15 @@ Placement resolve(const PlacementRequest& request, const Topology& topo, const A
 
   if (request.mem) resolve_memory(p, *request.mem, topo, allowed);
   add_warnings(p, request, topo, allowed);
+  if (allowed.inherited) {
+    CpuSet self = *allowed.inherited & allowed.cpus;
+    CpuSet outside = p.cpus - self;
+    if (!outside.empty()) {
+      p.widening = fmt::format("CPUs {} are outside the CPUs affix was started on ({}); 'self' keeps to those",
+                               format_cpulist(outside), list_or_none(self));
+      p.warnings.push_back(p.widening);
+    }
+  }
   return p;
 }
 

@@ -51,6 +51,10 @@ struct Placement {
   CpuSet mem_nodes;                // empty for local / no policy
   std::vector<Dropped> dropped;
   std::vector<std::string> warnings;
+  // Rule 5: where the CPUs lie outside the affinity affix was started on
+  // while that is narrower than what is allowed, the warning (also in
+  // `warnings`; run prints it on stderr, explain lists it); else empty.
+  std::string widening;
 };
 
 // Looks up an environment variable (nullopt = unset). Tests pass a map.

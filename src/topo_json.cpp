@@ -13,16 +13,14 @@ void number_or_null(JsonWriter& j, std::string_view name, long v) {
   else j.null();
 }
 
-const char* kind_name(CpuKind kind) {
-  switch (kind) {
-    case CpuKind::Performance: return "performance";
-    case CpuKind::Efficiency: return "efficiency";
-    case CpuKind::Unknown: break;
-  }
-  return nullptr;
-}
-
 }  // namespace
+
+std::string kind_word(const Topology& topo, int kind) {
+  if (kind < 0 || !topo.hybrid) return {};
+  if (kind == 0) return "performance";
+  if (static_cast<size_t>(kind) + 1 == topo.kinds.size()) return "efficiency";
+  return std::to_string(kind);
+}
 
 std::string topo_json(const Topology& topo, const Allowed& allowed) {
   JsonWriter j;
@@ -45,8 +43,9 @@ std::string topo_json(const Topology& topo, const Allowed& allowed) {
     if (c.core >= 0) j.value(format_cpulist(c.siblings));
     else j.null();
     j.key("kind");
-    if (const char* kind = kind_name(c.kind)) j.value(kind);
+    if (std::string kind = kind_word(topo, c.kind); !kind.empty()) j.value(kind);
     else j.null();
+    number_or_null(j, "kind_index", topo.hybrid ? c.kind : -1);
     number_or_null(j, "die_id", c.die_id);
     number_or_null(j, "core_id", c.core_id);
     j.end_object();

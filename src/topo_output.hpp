@@ -16,6 +16,11 @@ std::string topo_text(const Topology& topo, const Allowed& allowed);
 // "allowed": {"cpus": ..., "nodes": ..., "source": ...}, shared by topo and explain.
 void write_allowed_json(JsonWriter& j, const Allowed& allowed);
 
+// How a CPU kind is written after "kind:" on a hybrid machine:
+// "performance" (kind 0), "efficiency" (the last), else its number; "" for
+// -1 or a machine of one kind.
+std::string kind_word(const Topology& topo, int kind);
+
 // "62.5 GiB", "512 MiB", "12 KiB"
 std::string format_kb(unsigned long long kb);
 

@@ -231,12 +231,11 @@ std::string topo_text(const Topology& topo, const Allowed& allowed) {
   CpuSet offline = topo.possible - topo.online;
   if (!offline.empty()) out += fmt::format("offline    {}\n", format_cpulist(offline));
   if (topo.hybrid) {
-    CpuSet perf, eff;
-    for (auto& c : topo.cpus) {
-      if (c.kind == CpuKind::Performance) perf.set(c.cpu);
-      if (c.kind == CpuKind::Efficiency) eff.set(c.cpu);
-    }
-    out += fmt::format("kinds      performance {}, efficiency {}\n", format_cpulist(perf), format_cpulist(eff));
+    std::string kinds;
+    for (size_t k = 0; k < topo.kinds.size(); ++k)
+      kinds += fmt::format("{}{} {}", k ? ", " : "", kind_word(topo, static_cast<int>(k)),
+                           format_cpulist(topo.kinds[k]));
+    out += fmt::format("kinds      {}\n", kinds);
   }
   out += "\n" + tree_text(topo, build_rows(topo));
   // Nodes the tree does not show: no online CPU (memory-only, or offline).

@@ -12,6 +12,10 @@
 #include <map>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "cpu_kinds.hpp"
+#include "error.hpp"
 #include "topology_order.hpp"
 #include "topology_quirks.hpp"
 #include "topology_read.hpp"
@@ -132,7 +136,6 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
   topo.possible = raw.cpus;
   topo.online = raw.online;
   topo.isolated = raw.isolated;
-  topo.hybrid = raw.hybrid;
   topo.nodes = std::move(raw.nodes);
   const size_t n = raw.cpus.end();
   topo.cpus.resize(n);
@@ -191,8 +194,6 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
     c.die_id = raw.die_id[cpu];
     c.core_id = raw.core_id[cpu];
     c.node = raw.node_of[cpu];
-    if (raw.performance.test(cpu)) c.kind = CpuKind::Performance;
-    else if (raw.efficiency.test(cpu)) c.kind = CpuKind::Efficiency;
     if (c.online) {
       c.socket = socket_of[cpu] >= 0 ? socket_number[static_cast<size_t>(socket_of[cpu])] : -1;
     } else {
@@ -205,6 +206,12 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
                     core_sets, socket_number};
   order_units(topo, groups);
   topo.warnings = raw.warnings.take();
+  if (scope.kinds) {
+    topo.kinds = read_cpu_kinds(root, topo.online);
+    topo.hybrid = topo.kinds.size() > 1;
+    for (size_t k = 0; k < topo.kinds.size(); ++k)
+      topo.kinds[k].for_each([&](unsigned cpu) { topo.cpus[cpu].kind = static_cast<int>(k); });
+  }
   return topo;
 }
 

@@ -18,8 +18,6 @@ namespace affix {
 enum class Level { Socket, Node, Die, Llc, Core, Cpu };
 const char* level_name(Level level);  // "socket", "node", ...
 
-enum class CpuKind { Unknown, Performance, Efficiency };
-
 struct CpuInfo {
   unsigned cpu = 0;
   bool online = false;
@@ -35,7 +33,7 @@ struct CpuInfo {
   int core = -1;
   int thread = -1;            // index inside its core
   CpuSet siblings;            // the CPUs of its core
-  CpuKind kind = CpuKind::Unknown;
+  int kind = -1;              // index into Topology::kinds (0: most performant); -1: none
 };
 
 struct NodeInfo {
@@ -60,6 +58,9 @@ struct Unit {
 struct Allowed {
   CpuSet cpus;
   CpuSet mems;
+  // affix's own affinity as it was started (what `self` names), online CPUs
+  // only; nullopt where unknown (then `self` is everything allowed).
+  std::optional<CpuSet> inherited;
   std::string source;  // "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective", "cgroup1:...", "cpuset:...", "status:/proc/self/status", "all-online"
   std::string mems_source;  // where `mems` came from: "cgroup2:/sys/fs/cgroup/a/cpuset.mems.effective", ..., "all-nodes"
 };
@@ -80,7 +81,10 @@ struct Topology {
   CpuSet online;
   CpuSet isolated;
   unsigned smt = 1;           // largest number of hardware threads of any core
-  bool hybrid = false;        // cpu_core / cpu_atom present
+  // CPU kinds (cpu_kinds.hpp), most performant first; empty where the
+  // kernel says nothing about them (then every CPU is of one kind).
+  std::vector<CpuSet> kinds;
+  bool hybrid = false;        // more than one kind
   // What was left out (a file that cannot be read or makes no sense, each
   // naming the file) or corrected while reading; `topo` prints them.
   std::vector<std::string> warnings;
@@ -107,6 +111,7 @@ struct ReadScope {
   bool tree = true;  // packages, dies, cores, caches, isolated and hybrid CPUs
   bool caches = true;
   bool memory = true;
+  bool kinds = true;  // CPU kinds: per-CPU cpufreq and capacity files
 };
 
 // Reads the topology under `root`. Throws Error(Runtime) naming the file and
@@ -123,5 +128,11 @@ Topology read_topology(const SysRoot& root, ReadScope scope = {});
 // proc/PID/status; else (only under a non-default root) every online CPU and
 // every node. Always intersected with what is online/exists.
 Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::string& pid = "self");
+
+// affix's own affinity as it was started (Allowed::inherited, whatever PID
+// read_allowed is asked about): under the default root the calling
+// thread's affinity (sched_getaffinity, through os.hpp); under another root
+// Cpus_allowed_list of its proc/self/status, where there is one.
+std::optional<CpuSet> read_inherited(const SysRoot& root);
 
 }  // namespace affix

@@ -164,18 +164,7 @@ RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
   }
   raw.cpus = dirs | checked(root, cpu_dir + "/online", online_file) |
              cpu_list(root, cpu_dir + "/present", warnings).value_or(CpuSet{});
-  if (scope.tree) {
-    raw.isolated = cpu_list(root, cpu_dir + "/isolated", warnings).value_or(CpuSet{});
-    // Hybrid machines (Intel P/E cores) list each kind's CPUs.
-    if (auto p = cpu_list(root, "sys/devices/cpu_core/cpus", warnings)) {
-      raw.performance = *p;
-      raw.hybrid = true;
-    }
-    if (auto e = cpu_list(root, "sys/devices/cpu_atom/cpus", warnings)) {
-      raw.efficiency = *e;
-      raw.hybrid = true;
-    }
-  }
+  if (scope.tree) raw.isolated = cpu_list(root, cpu_dir + "/isolated", warnings).value_or(CpuSet{});
   read_nodes(root, raw, scope.memory);
   if (raw.cpus.empty()) throw Error(ErrorKind::Runtime, fmt::format("{}: no CPUs found", root.path(cpu_dir)));
 

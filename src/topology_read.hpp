@@ -59,8 +59,6 @@ struct RawTopology {
   CpuSet cpus;      // every CPU the kernel shows: cpuN directories, present, online
   CpuSet online;
   CpuSet isolated;
-  CpuSet performance, efficiency;  // /sys/devices/cpu_core/cpus, cpu_atom/cpus
-  bool hybrid = false;
   std::vector<NodeInfo> nodes;     // sorted by number; a CPU is in at most one
   // Per CPU number (size cpus.end()); empty where the scope leaves out the tree:
   std::vector<long> node_of, package_id, die_id, core_id;   // -1 where unknown

@@ -11,7 +11,7 @@ CpuSet set_of(const char* list) { return *parse_cpulist(list).value; }
 struct Sample {
   Placement placement;
   Allowed allowed;
-  EnvVars env;
+  PlacementEnv env;
 };
 
 Sample sample() {
@@ -28,7 +28,7 @@ Sample sample() {
   s.allowed.cpus = set_of("0-3,6-7");
   s.allowed.mems = set_of("0-1");
   s.allowed.source = "cgroup1:/sys/fs/cgroup/cpuset/cpuset.effective_cpus";
-  s.env = {{"AFFIX_CPUS", "0-3"}, {"OMP_PLACES", "{0},{2},{1},{3}"}};
+  s.env.exported = {{"AFFIX_CPUS", "0-3"}, {"OMP_PLACES", "{0},{2},{1},{3}"}};
   return s;
 }
 
@@ -54,7 +54,7 @@ TEST_CASE("explain text") {
   s.placement.mem_policy.reset();
   s.placement.dropped.clear();
   s.placement.warnings.clear();
-  s.env.clear();
+  s.env = {};
   CHECK(explain_text(s.placement, s.allowed, s.env) ==
         "cpus      5 (1 CPU)\n"
         "sockets   0\n"
@@ -71,15 +71,79 @@ TEST_CASE("explain json has the contract's fields") {
         "{\"cpus\": \"0-3\", \"count\": 4, \"sequence\": [0, 2, 1, 3], \"sockets\": \"0\", "
         "\"nodes\": \"0-1\", \"allowed\": {\"cpus\": \"0-3,6-7\", \"nodes\": \"0-1\", "
         "\"source\": \"cgroup1:/sys/fs/cgroup/cpuset/cpuset.effective_cpus\"}, "
-        "\"mem\": {\"policy\": \"bind\", \"nodes\": \"0-1\"}, "
+        "\"self\": \"0-3,6-7\", \"mem\": {\"policy\": \"bind\", \"nodes\": \"0-1\"}, "
         "\"dropped\": [{\"cpus\": \"4-5\", \"reason\": \"offline\"}, {\"cpus\": \"6\", \"reason\": \"not-allowed\"}], "
-        "\"env\": {\"AFFIX_CPUS\": \"0-3\", \"OMP_PLACES\": \"{0},{2},{1},{3}\"}, "
+        "\"env\": {\"AFFIX_CPUS\": \"0-3\", \"OMP_PLACES\": \"{0},{2},{1},{3}\"}, \"env_kept\": {}, "
         "\"warnings\": [\"the selection spans 2 nodes while it fits in one\"]}\n");
 
   s.placement.mem_policy.reset();
   s.placement.dropped.clear();
   s.placement.warnings.clear();
-  s.env.clear();
+  s.env = {};
   auto json = explain_json(s.placement, s.allowed, s.env);
-  CHECK(json.find("\"mem\": null, \"dropped\": [], \"env\": {}, \"warnings\": []}") != std::string::npos);
+  CHECK(json.find("\"mem\": null, \"dropped\": [], \"env\": {}, \"env_kept\": {}, \"warnings\": []}") !=
+        std::string::npos);
+}
+
+TEST_CASE("explain: started on fewer CPUs than allowed, variables the user set") {
+  auto s = sample();
+  s.allowed.inherited = set_of("1,6-9");  // 8-9: outside the cpuset, not counted
+  s.placement.widening = "CPUs 0,2-3 are outside the CPUs affix was started on (1,6-7); 'self' keeps to those";
+  s.placement.warnings = {s.placement.widening};
+  s.env.kept = {{"OMP_NUM_THREADS", "7"}, {"OMP_PROC_BIND", "a\nb"}};
+  CHECK(explain_text(s.placement, s.allowed, s.env) ==
+        "cpus      0-3 (4 CPUs)\n"
+        "order     0,2,1,3\n"
+        "sockets   0\n"
+        "nodes     0-1\n"
+        "allowed   CPUs 0-3,6-7, nodes 0-1 (from cgroup1:/sys/fs/cgroup/cpuset/cpuset.effective_cpus)\n"
+        "self      CPUs 1,6-7 (affix was started on these)\n"
+        "memory    bind on nodes 0-1\n"
+        "dropped   4-5 offline\n"
+        "          6 not-allowed\n"
+        "env       AFFIX_CPUS=0-3\n"
+        "          OMP_PLACES={0},{2},{1},{3}\n"
+        "kept      OMP_NUM_THREADS=7 (set by the user)\n"
+        "          OMP_PROC_BIND=a\\nb (set by the user)\n"
+        "warning   CPUs 0,2-3 are outside the CPUs affix was started on (1,6-7); 'self' keeps to those\n");
+  auto json = explain_json(s.placement, s.allowed, s.env);
+  CHECK(json.find("\"self\": \"1,6-7\", \"mem\"") != std::string::npos);
+  CHECK(json.find("\"env_kept\": {\"OMP_NUM_THREADS\": \"7\", \"OMP_PROC_BIND\": \"a\\nb\"}, "
+                  "\"warnings\": [\"CPUs 0,2-3 are outside the CPUs affix was started on (1,6-7); 'self' "
+                  "keeps to those\"]}") != std::string::npos);
+  // Started on everything allowed: no self line.
+  s.allowed.inherited = set_of("0-15");
+  CHECK(explain_text(s.placement, s.allowed, s.env).find("\nself ") == std::string::npos);
+}
+
+TEST_CASE("explain --as: the placement in each launcher's words") {
+  auto s = sample();  // CPUs 0-3 on nodes 0-1, --mem bind:0-1
+  auto& p = s.placement;
+  CHECK(explain_as(p, AsFormat::Systemd) == "CPUAffinity=0-3\nNUMAPolicy=bind\nNUMAMask=0-1\n");
+  CHECK(explain_as(p, AsFormat::Docker) == "--cpuset-cpus=0-3\n--cpuset-mems=0-1\n");
+  CHECK(explain_as(p, AsFormat::Taskset) == "taskset -c 0-3\n");
+  CHECK(explain_as(p, AsFormat::Numactl) == "numactl --physcpubind=0-3 --membind=0-1\n");
+  p.mem_policy = MemPolicy::Preferred;
+  p.mem_nodes = set_of("1");
+  CHECK(explain_as(p, AsFormat::Systemd) == "CPUAffinity=0-3\nNUMAPolicy=preferred\nNUMAMask=1\n");
+  CHECK(explain_as(p, AsFormat::Docker) == "--cpuset-cpus=0-3\n--cpuset-mems=1\n");
+  CHECK(explain_as(p, AsFormat::Numactl) == "numactl --physcpubind=0-3 --preferred=1\n");
+  p.mem_nodes = set_of("0-1");
+  CHECK(explain_as(p, AsFormat::Numactl) == "numactl --physcpubind=0-3 --preferred-many=0-1\n");
+  p.mem_policy = MemPolicy::Interleave;
+  CHECK(explain_as(p, AsFormat::Systemd) == "CPUAffinity=0-3\nNUMAPolicy=interleave\nNUMAMask=0-1\n");
+  CHECK(explain_as(p, AsFormat::Numactl) == "numactl --physcpubind=0-3 --interleave=0-1\n");
+  p.mem_policy = MemPolicy::Local;
+  p.mem_nodes = {};
+  CHECK(explain_as(p, AsFormat::Systemd) == "CPUAffinity=0-3\nNUMAPolicy=local\n");
+  CHECK(explain_as(p, AsFormat::Docker) == "--cpuset-cpus=0-3\n--cpuset-mems=0-1\n");
+  CHECK(explain_as(p, AsFormat::Numactl) == "numactl --physcpubind=0-3 --localalloc\n");
+  // Without --mem: no memory lines; docker's memory nodes are the CPUs'.
+  p.mem_policy.reset();
+  p.cpus = set_of("1,5-6");
+  p.nodes = set_of("0");
+  CHECK(explain_as(p, AsFormat::Systemd) == "CPUAffinity=1,5-6\n");
+  CHECK(explain_as(p, AsFormat::Docker) == "--cpuset-cpus=1,5-6\n--cpuset-mems=0\n");
+  CHECK(explain_as(p, AsFormat::Taskset) == "taskset -c 1,5-6\n");
+  CHECK(explain_as(p, AsFormat::Numactl) == "numactl --physcpubind=1,5-6\n");
 }

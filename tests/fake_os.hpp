@@ -100,6 +100,7 @@ public:
   int pidfd_error = 0;       // e.g. ENOSYS: pidfd_open returns -pidfd_error
   bool cap_sys_nice = false; // has_cap_sys_nice
   int exec_error = 0;        // 0: the "exec" succeeded and returns 0
+  int find_error = 0;        // find_command's answer (not recorded in calls)
 
   // --- Hooks, run before the call does its work (may change the world).
   // `n` counts that call's invocations from 0. on_list_threads runs before
@@ -309,6 +310,8 @@ public:
     exec_calls.push_back(argv);
     return exec_error;
   }
+
+  int find_command(const std::string&) override { return find_error; }
 
   bool has_cap_sys_nice() override {
     calls.emplace_back("has_cap_sys_nice");

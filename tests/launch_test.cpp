@@ -158,3 +158,90 @@ TEST_CASE("shell_quote") {
   CHECK(shell_quote("$HOME") == "'$HOME'");
   CHECK(shell_quote("it's") == "'it'\\''s'");
 }
+
+TEST_CASE("the widening warning goes to stderr once, whatever the mode") {
+  const char* warning =
+      "affix: warning: CPUs 0 are outside the CPUs affix was started on (1); 'self' keeps to those\n";
+  auto p = placement("0-1");
+  p.widening = "CPUs 0 are outside the CPUs affix was started on (1); 'self' keeps to those";
+  p.warnings = {"memory nodes 0 differ from the CPUs' nodes 1", p.widening};
+  {
+    FakeOs os;
+    std::ostringstream out, err;
+    CHECK(launch(os, p, command({"true"}), out, err) == 0);
+    CHECK(err.str() == warning);
+    CHECK(out.str().empty());
+  }
+  {
+    FakeOs os;
+    auto req = command({"true"});
+    req.verbose = true;
+    std::ostringstream out, err;
+    CHECK(launch(os, p, req, out, err) == 0);
+    CHECK(err.str() == std::string(warning) +
+                           "affix: bind to CPUs 0-1 (2 CPUs; socket 0; node 0)\n"
+                           "affix: warning: memory nodes 0 differ from the CPUs' nodes 1\n"
+                           "affix: exec: true\n");
+  }
+  {
+    FakeOs os;
+    auto req = command({"true"});
+    req.dry_run = true;
+    std::ostringstream out, err;
+    CHECK(launch(os, p, req, out, err) == 0);
+    CHECK(err.str() == warning);
+    CHECK(out.str() ==
+          "affix: would bind to CPUs 0-1 (2 CPUs; socket 0; node 0)\n"
+          "affix: warning: memory nodes 0 differ from the CPUs' nodes 1\n"
+          "affix: would exec: true\n");
+  }
+  // Without a widening nothing is printed.
+  FakeOs os;
+  std::ostringstream out, err;
+  CHECK(launch(os, placement("0-1"), command({"true"}), out, err) == 0);
+  CHECK(err.str().empty());
+}
+
+TEST_CASE("-v and --dry-run list the --env variables kept because the user set them") {
+  FakeOs os;
+  auto req = command({"prog"});
+  req.verbose = true;
+  req.env = {{"AFFIX_CPUS", "1"}, {"AFFIX_ENV", "GOMAXPROCS"}};
+  req.kept = {{"OMP_NUM_THREADS", "7"}, {"OMP_PLACES", "{0} {1}"}};
+  std::ostringstream out, err;
+  CHECK(launch(os, placement("1"), req, out, err) == 0);
+  CHECK(err.str() ==
+        "affix: bind to CPUs 1 (1 CPU; socket 0; node 0)\n"
+        "affix: set AFFIX_CPUS=1\n"
+        "affix: set AFFIX_ENV=GOMAXPROCS\n"
+        "affix: keep OMP_NUM_THREADS=7 (set by the user)\n"
+        "affix: keep OMP_PLACES='{0} {1}' (set by the user)\n"
+        "affix: exec: prog\n");
+  // Kept variables are not set.
+  CHECK(os.env_calls == std::vector<std::pair<std::string, std::string>>{{"AFFIX_CPUS", "1"}, {"AFFIX_ENV", "GOMAXPROCS"}});
+  req.verbose = false;
+  req.dry_run = true;
+  std::ostringstream dry_out, dry_err;
+  CHECK(launch(os, placement("1"), req, dry_out, dry_err) == 0);
+  CHECK(dry_out.str().find("affix: would keep OMP_NUM_THREADS=7 (set by the user)\n") != std::string::npos);
+}
+
+TEST_CASE("a dry run exits 127 or 126 where the real run would") {
+  FakeOs os;
+  auto req = command({"no-such-command"});
+  req.dry_run = true;
+  os.find_error = ENOENT;
+  std::ostringstream out, err;
+  CHECK(launch(os, placement("0"), req, out, err) == 127);
+  CHECK(out.str() ==
+        "affix: would bind to CPUs 0 (1 CPU; socket 0; node 0)\n"
+        "affix: would exec: no-such-command\n");
+  CHECK(err.str() == "affix: error: command not found: 'no-such-command'\n");
+  CHECK(os.calls.empty());
+  req.argv = {"/etc/passwd"};
+  os.find_error = EACCES;
+  std::ostringstream out2, err2;
+  CHECK(launch(os, placement("0"), req, out2, err2) == 126);
+  CHECK(err2.str() == "affix: error: cannot execute '/etc/passwd': Permission denied\n");
+  CHECK(os.calls.empty());
+}

@@ -166,3 +166,35 @@ TEST_CASE("location: for_each_id walks strides and stops at the end") {
   for_each_id(IdRange{k_max_id - 1, k_max_id, 1, 0}, [&](unsigned i) { seen.push_back(i); });
   CHECK(seen == std::vector<unsigned>{k_max_id - 1, k_max_id});
 }
+
+TEST_CASE("location: self as a first step, kind: in any step") {
+  auto loc = parse_location("self+self.core:0-1+kind:performance+socket:0.kind:efficiency+kind:1,2+kind:all");
+  REQUIRE(loc.terms.size() == 6);
+  CHECK(loc.terms[0].steps.size() == 1);
+  CHECK(loc.terms[0].steps[0].type == StepType::Self);
+  CHECK(!loc.terms[0].bare);
+  CHECK(loc.terms[1].steps[0].type == StepType::Self);
+  CHECK(loc.terms[1].steps[1].type == StepType::Level);
+  CHECK(loc.terms[1].steps[1].level == Level::Core);
+  const Step& perf = loc.terms[2].steps[0];
+  CHECK(perf.type == StepType::Kind);
+  REQUIRE(perf.ids.ranges.size() == 1);
+  CHECK(perf.ids.ranges[0].first == 0);
+  CHECK(perf.ids.ranges[0].last == 0);
+  CHECK(!perf.least);
+  const Step& eff = loc.terms[3].steps[1];
+  CHECK(eff.type == StepType::Kind);
+  CHECK(eff.least);
+  CHECK(eff.ids.ranges.empty());
+  CHECK(loc.terms[4].steps[0].ids.ranges.size() == 2);
+  CHECK(loc.terms[5].steps[0].ids.all);
+
+  CHECK(spec_error("core:0.self") == caret("core:0.self", "'self' can only be the first step", 7));
+  CHECK(spec_error("self:0") ==
+        caret("self:0", "'self' takes no ':' (it names the CPUs affix was started on)", 4));
+  CHECK(spec_error("kind") == caret("kind", "expected ':' after 'kind'", 4));
+  CHECK(spec_error("kind:fast") == caret("kind:fast", "expected a kind: a number, 'performance' or 'efficiency'", 5));
+  CHECK(spec_error("kind:") == caret("kind:", "missing number", 5));
+  CHECK(spec_error("selfish") == caret("selfish", "unknown level 'selfish' (socket, node, die, llc, core, cpu)", 0));
+  CHECK(spec_error("self.") == caret("self.", "missing step after '.'", 5));
+}

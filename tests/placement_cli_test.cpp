@@ -185,3 +185,19 @@ TEST_CASE("help texts name every option of their command") {
   for (const char* o : {"--tid", "--spread", "--migrate", "--verbose"})
     CHECK(pin_help.find(o) != std::string::npos);
 }
+
+TEST_CASE("explain --as: the four formats, and not with --json") {
+  CHECK(parse(CommandKind::Explain, {"0", "--as", "systemd"}).as == AsFormat::Systemd);
+  CHECK(parse(CommandKind::Explain, {"--as=docker", "0"}).as == AsFormat::Docker);
+  CHECK(parse(CommandKind::Explain, {"0", "--as", "taskset"}).as == AsFormat::Taskset);
+  CHECK(parse(CommandKind::Explain, {"0", "--as", "numactl", "-m", "bind"}).as == AsFormat::Numactl);
+  CHECK(!parse(CommandKind::Explain, {"0"}).as);
+  CHECK(error_of(CommandKind::Explain, {"0", "--as", "slurm"}) ==
+        "invalid --as 'slurm': expected systemd, docker, taskset or numactl");
+  CHECK(error_of(CommandKind::Explain, {"0", "--as", "taskset", "--json"}) ==
+        "--as and --json cannot be used together");
+  CHECK(error_of(CommandKind::Explain, {"--json", "0", "--as=docker"}) ==
+        "--as and --json cannot be used together");
+  CHECK(error_of(CommandKind::Run, {"--as", "taskset", "0", "ls"}) == "unknown option '--as' for 'run'");
+  CHECK(command_help(CommandKind::Explain).find("--as FORMAT") != std::string::npos);
+}

@@ -409,3 +409,77 @@ TEST_CASE("resolver: a 4096-CPU machine resolves every option without quadratic 
   CHECK(format_cpulist(resolve_on(t, req("socket:all.node:1.core:127.cpu:1"), a).cpus) ==
         "2303,2559,2815,3071,3327,3583,3839,4095");
 }
+
+TEST_CASE("resolver: self is the inherited affinity within what is allowed") {
+  auto t = two_sockets();  // CPUs 0-15; core k: k and k+8
+  auto a = allow_all(t);
+  CHECK(format_cpulist(resolve_on(t, req("self"), a).cpus) == "0-15");  // not known: all allowed
+  a.inherited = set_of("1-2,9-10");
+  CHECK(format_cpulist(resolve_on(t, req("self"), a).cpus) == "1-2,9-10");
+  CHECK(format_cpulist(resolve_on(t, req("self.core:0"), a).cpus) == "1,9");
+  CHECK(format_cpulist(resolve_on(t, req("self.core:1.cpu:1"), a).cpus) == "10");
+  CHECK(format_cpulist(resolve_on(t, req("self+socket:1.core:0"), a).cpus) == "1-2,4,9-10,12");
+  PlacementRequest sliced = req("self");
+  sliced.slice = SliceRequest{false, 1, 2};
+  CHECK(format_cpulist(resolve_on(t, sliced, a).cpus) == "2,10");
+  // CPUs of self outside the cpuset do not count, and are dropped as not allowed.
+  a.cpus = set_of("0-9");
+  auto p = resolve_on(t, req("self"), a);
+  CHECK(format_cpulist(p.cpus) == "1-2,9");
+  CHECK(dropped(p) == "not-allowed:10");
+  CHECK(error_of(t, req("self.core:2"), a) == "no core 2 in self (cores: 0-1)");
+}
+
+TEST_CASE("resolver: rule 5, the widening warning") {
+  auto t = two_sockets();
+  auto a = allow_all(t);
+  a.inherited = set_of("1");  // taskset -c 1 affix ...
+  auto p = resolve_on(t, req("0-1"), a);
+  CHECK(p.widening == "CPUs 0 are outside the CPUs affix was started on (1); 'self' keeps to those");
+  CHECK(p.warnings.back() == p.widening);
+  p = resolve_on(t, req("all"), a);
+  CHECK(p.widening == "CPUs 0,2-15 are outside the CPUs affix was started on (1); 'self' keeps to those");
+  // Within self: no warning.
+  CHECK(resolve_on(t, req("self"), a).widening.empty());
+  CHECK(resolve_on(t, req("1"), a).widening.empty());
+  CHECK(resolve_on(t, req("self"), a).warnings.empty());
+  // Started on everything allowed (or unknown): never a warning.
+  a.inherited = t.online;
+  CHECK(resolve_on(t, req("all"), a).widening.empty());
+  a.inherited.reset();
+  CHECK(resolve_on(t, req("all"), a).warnings.empty());
+  // Started on more than the cpuset allows: only the cpuset counts.
+  a.cpus = set_of("0-3");
+  a.inherited = set_of("2-15");
+  CHECK(resolve_on(t, req("all"), a).widening ==
+        "CPUs 0-1 are outside the CPUs affix was started on (2-3); 'self' keeps to those");
+}
+
+TEST_CASE("resolver: kind: in any step, kind 0 the most performant") {
+  auto t = two_sockets();  // sockets 0 (0-3,8-11) and 1 (4-7,12-15)
+  // Without kind information the machine has one kind: every CPU.
+  CHECK(cpus_of(t, "kind:0") == "0-15");
+  CHECK(cpus_of(t, "kind:performance") == "0-15");
+  CHECK(cpus_of(t, "kind:efficiency") == "0-15");
+  CHECK(cpus_of(t, "socket:1.kind:0") == "4-7,12-15");
+  CHECK(error_of(t, req("kind:1"), allow_all(t)) ==
+        "no kind 1 on this machine (its CPUs are all of one kind: kind:0)");
+  // Three kinds: 0-1,8-9 (big), 2-3,10-11 and socket 1 (little).
+  t.kinds = {set_of("0-1,8-9"), set_of("2-3,10-11"), set_of("4-7,12-15")};
+  t.hybrid = true;
+  CHECK(cpus_of(t, "kind:0") == "0-1,8-9");
+  CHECK(cpus_of(t, "kind:performance") == "0-1,8-9");
+  CHECK(cpus_of(t, "kind:1") == "2-3,10-11");
+  CHECK(cpus_of(t, "kind:efficiency") == "4-7,12-15");
+  CHECK(cpus_of(t, "kind:0-1") == "0-3,8-11");
+  CHECK(cpus_of(t, "kind:all") == "0-15");
+  CHECK(cpus_of(t, "kind:1.core:1") == "3,11");
+  CHECK(cpus_of(t, "socket:0.kind:efficiency+socket:1.kind:efficiency") == "4-7,12-15");
+  CHECK(cpus_of(t, "core:0-2.kind:1") == "2,10");
+  CHECK(error_of(t, req("kind:3"), allow_all(t)) == "no kind 3 on this machine (kinds: 0-2)");
+  CHECK(error_of(t, req("socket:0.kind:2"), allow_all(t)) ==
+        "'socket:0.kind:2' selects no CPU that is online and allowed (allowed: 0-15, from all-online)");
+  PlacementRequest r = req("all");
+  r.exclude = "kind:efficiency";
+  CHECK(format_cpulist(resolve_on(t, r, allow_all(t)).cpus) == "0-3,8-11");
+}

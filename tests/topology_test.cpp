@@ -169,8 +169,8 @@ TEST_CASE("a hand-made machine: lists without masks, hybrid kinds, isolated, a m
   CHECK(t.smt == 2);
   CHECK(format_cpulist(t.isolated) == "6-7");
   CHECK(t.hybrid);
-  CHECK(t.cpus[3].kind == CpuKind::Performance);
-  CHECK(t.cpus[4].kind == CpuKind::Efficiency);
+  CHECK(t.cpus[3].kind == 0);  // cpu_core: the most performant kind
+  CHECK(t.cpus[4].kind == 1);  // cpu_atom
   CHECK(t.node(1)->cpus.empty());
   CHECK(t.node(1)->memory_total_kb == 1024u);
   CHECK(t.node(1)->memory_free_kb == 512u);

@@ -84,7 +84,7 @@ expect_lacks() {
 }
 
 # 1. Commands.
-expect_exact "affix " run pin show topo explain socket: node: die: llc: core: cpu: all
+expect_exact "affix " run pin show topo explain socket: node: die: llc: core: cpu: kind: all self
 expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
@@ -98,6 +98,9 @@ expect_exact "affix --mem " bind preferred interleave local
 expect_exact "affix --mem i" interleave
 expect_exact "affix explain 0 --order " compact scatter
 expect_exact "affix run --order=s" scatter
+expect_exact "affix explain 0 --as " systemd docker taskset numactl
+expect_exact "affix kind:" performance efficiency 0 1
+expect_exact "affix socket:0.kind:e" efficiency
 expect_exact "affix --slice r" rank
 # 4. Locations with this machine's numbers, and with captured machines'.
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | sed 's/.*node//' | sort -n)

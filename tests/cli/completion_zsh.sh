@@ -24,12 +24,13 @@ check() {  # check LINE WANT...
 }
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
-check "affix " run pin show topo explain all socket: node: die: llc: core: cpu:
+check "affix " run pin show topo explain all self socket: node: die: llc: core: cpu: kind:
 check "affix ex" explain
 check "affix show --" --json --pinned --root --help
 check "affix pin 0 --s" --slice --spread
 check "affix --mem " bind preferred interleave local
 check "affix explain 0 --order " compact scatter
+check "affix explain 0 --as " systemd docker taskset numactl
 check "affix --order=s" --order=scatter
 check "affix cpu:" cpu:all $(seq -f 'cpu:%g' 0 $((ncpu - 1)))
 check "affix explain --root $corpora/48amd64-4pa2n6c-sparse node:" \

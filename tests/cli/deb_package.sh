@@ -2,8 +2,10 @@
 # Install layout and the Debian package: `cmake --install` puts the binary,
 # the man page and the three completions where distributions look; `cpack -G
 # DEB` (reusing the build dir's binary) builds a .deb whose Depends cover
-# every shared library the binary needs; the .deb unpacks into a scratch
-# root, its affix runs, and its man page renders without warnings.
+# every shared library the binary needs (libc6 for the default dynamic
+# link, at the version its symbol versions need); the .deb unpacks into a
+# scratch root, its affix is stripped and runs, and its man page renders
+# without warnings.
 set -uo pipefail
 build=${AFFIX_BUILD_DIR:?}
 affix=${AFFIX:?}
@@ -33,20 +35,39 @@ version=$("$affix" --version | awk '{print $2}')
 [[ $(dpkg-deb -f "$deb" Architecture) == "$(dpkg --print-architecture)" ]] || failed "Architecture"
 
 # Depends: every shared library the binary needs is provided by a package
-# named there (libnuma1, libfmt9, libc6, libstdc++6, libgcc-s1 as they are
-# linked), and libc6/libstdc++6 in any case for a dynamic binary. A static
-# binary (AFFIX_STATIC, the default) needs no shared library at all.
+# named there, libc6 among them: the packaged affix links the system's C
+# library dynamically (so glibc's security fixes reach it) and carries
+# libstdc++, libgcc, libnuma and fmt inside (docs/performance.md). A
+# fully static build (AFFIX_STATIC=ON, for containers) needs none.
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 dep_names=" $(echo "$depends" | tr ',|' '\n\n' | awk '{print $1}' | tr '\n' ' ') "
 needed=$(readelf -d "$affix" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-if [[ -n $needed ]]; then
-    for p in libc6 libstdc++6 libgcc-s1; do
-        [[ $dep_names == *" $p "* ]] || failed "Depends lacks $p"
-    done
-else
-    readelf -l "$affix" | grep -q INTERP && failed "no NEEDED libraries but an ELF interpreter"
+static=$(grep -E '^AFFIX_STATIC:BOOL=' "$build/CMakeCache.txt" | cut -d= -f2)
+if [[ $static == ON ]]; then
+    [[ -z $needed ]] || failed "AFFIX_STATIC=ON but the binary needs: $needed"
+    readelf -l "$affix" | grep -q INTERP && failed "AFFIX_STATIC=ON but the binary has an ELF interpreter"
     echo "ok: static binary, no shared library needed"
+else
+    [[ $dep_names == *" libc6 "* ]] || failed "Depends lacks libc6: [$depends]"
+    [[ $needed == *libc.so.6* ]] || failed "the binary does not link libc.so.6 dynamically: [$needed]"
+    for lib in $needed; do
+        case $lib in
+            libc.so.6 | ld-linux-*.so.*) ;;
+            *) failed "the binary needs $lib besides the C library (libstdc++, libgcc, libnuma, fmt belong inside)" ;;
+        esac
+    done
+fi
+# Every symbol version the binary needs (GLIBC_ABI_DT_RELR is 2.36's) is
+# covered by the libc6 version Depends asks for.
+need_glibc=$(readelf -V "$affix" | grep -oE 'GLIBC_[0-9]+\.[0-9]+' | sort -t. -k2 -n -u | tail -1 | cut -d_ -f2)
+readelf -V "$affix" | grep -q GLIBC_ABI_DT_RELR && need_glibc=$(printf '%s\n2.36\n' "$need_glibc" | sort -t. -k2 -n | tail -1)
+if [[ -n $need_glibc ]]; then
+    ok_dep=0
+    for v in $(echo "$depends" | grep -oE 'libc6 \(>= [0-9.]+\)' | grep -oE '[0-9.]+\)' | tr -d ')'); do
+        dpkg --compare-versions "$v" ge "$need_glibc" && ok_dep=1
+    done
+    ((ok_dep)) && echo "ok: Depends covers glibc $need_glibc" || failed "Depends [$depends] does not ask for libc6 >= $need_glibc"
 fi
 for lib in $needed; do
     path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|libc6,/ {print $NF; exit}')
@@ -64,8 +85,19 @@ contents=$(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -v '/$' | sort | tr '\n
 want="./usr/bin/affix ./usr/share/bash-completion/completions/affix ./usr/share/fish/vendor_completions.d/affix.fish ./usr/share/man/man1/affix.1 ./usr/share/zsh/vendor-completions/_affix "
 [[ $contents == "$want" ]] || failed "package contents: [$contents], expected [$want]"
 
-# 3. Unpacked into a scratch root: affix runs, the page renders cleanly.
+# 3. Unpacked into a scratch root: affix is stripped, runs, the page renders cleanly.
 dpkg -x "$deb" "$tmp/root" || failed "dpkg -x"
+packaged="$tmp/root/usr/bin/affix"
+if readelf -S "$packaged" | grep -qE '\.(debug_info|symtab)\b'; then
+    failed "the packaged affix is not stripped: $(readelf -S "$packaged" | grep -oE '\.(debug_[a-z]+|symtab)' | tr '\n' ' ')"
+else
+    echo "ok: packaged affix is stripped ($(stat -c %s "$packaged") bytes; the build's has $(stat -c %s "$affix"))"
+fi
+# Its loader and libraries resolve on this system (dynamic build).
+if [[ $static != ON ]]; then
+    ldd_out=$(ldd "$packaged" 2>&1) || failed "ldd: $ldd_out"
+    [[ $ldd_out == *"not found"* ]] && failed "ldd: a library is not found: $ldd_out"
+fi
 out=$("$tmp/root/usr/bin/affix" --version) || failed "packaged affix --version exit status"
 [[ $out == "affix $version" ]] || failed "packaged affix --version printed [$out]"
 man_err=$(MANWIDTH=80 man --warnings -l "$tmp/root/usr/share/man/man1/affix.1" 2>&1 >"$tmp/page.txt")

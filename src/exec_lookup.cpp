@@ -1,0 +1,47 @@
+#include "exec_lookup.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string_view>
+
+#include "os.hpp"
+
+namespace affix {
+
+namespace {
+
+// 0: an executable regular file; else the errno exec would give for it.
+int check_file(const std::string& file) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) return errno;
+  if (!S_ISREG(st.st_mode)) return EACCES;
+  if (::access(file.c_str(), X_OK) != 0) return errno;
+  return 0;
+}
+
+}  // namespace
+
+int exec_lookup(const std::string& command, const char* path) {
+  if (command.empty()) return ENOENT;
+  if (command.find('/') != std::string::npos) return check_file(command);
+  std::string_view dirs = path ? path : "/bin:/usr/bin";
+  bool denied = false;
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string_view dir = dirs.substr(0, colon);
+    std::string file = dir.empty() ? command : std::string(dir) + "/" + command;
+    int e = check_file(file);
+    if (e == 0) return 0;
+    if (e == EACCES) denied = true;
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return denied ? EACCES : ENOENT;
+}
+
+int Os::find_command(const std::string& command) { return exec_lookup(command, std::getenv("PATH")); }
+
+}  // namespace affix
