@@ -1,6 +1,6 @@
 #pragma once
 // The operating system behind a narrow interface. os_linux.cpp is the only
-// file that includes <sched.h>, <numa.h>, <numaif.h>; tests use the recording
+// file that includes <sched.h> and <linux/mempolicy.h>; tests use the recording
 // fake in tests/fake_os.hpp. Every call returns 0 or an errno value instead of
 // throwing, so callers decide how to explain a refusal.
 

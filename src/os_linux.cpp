@@ -1,10 +1,12 @@
 // The only file that talks to the kernel's scheduler and memory-policy calls.
-// The memory calls go through libnuma's numaif.h wrappers; /proc stat lines
-// are parsed by proc.cpp (parse_stat), the one /proc parser.
+// The memory calls are made with syscall(2) and the kernel's own
+// <linux/mempolicy.h>, not through libnuma: linking libnuma's numaif.h
+// wrappers links its constructor, which reads /proc and every node's sysfs
+// files at every start (README, "Why not libnuma"). /proc stat lines are
+// parsed by proc.cpp (parse_stat), the one /proc parser.
 #include <dirent.h>
 #include <fcntl.h>
-#include <numa.h>
-#include <numaif.h>
+#include <linux/mempolicy.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -13,7 +15,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -134,9 +135,9 @@ public:
       case MemPolicy::Interleave: mode = MPOL_INTERLEAVE; break;
       case MemPolicy::Local: mode = MPOL_LOCAL; break;
     }
-    if (policy == MemPolicy::Local) return ::set_mempolicy(mode, nullptr, 0) != 0 ? errno : 0;
+    if (policy == MemPolicy::Local) return syscall(SYS_set_mempolicy, mode, nullptr, 0) != 0 ? errno : 0;
     auto mask = node_mask(nodes);
-    return ::set_mempolicy(mode, mask.data(), k_node_bits + 1) != 0 ? errno : 0;
+    return syscall(SYS_set_mempolicy, mode, mask.data(), k_node_bits + 1) != 0 ? errno : 0;
   }
 
   // An mbind of no bytes checks the mode and nothing else (the kernel
@@ -144,12 +145,12 @@ public:
   // not know MPOL_PREFERRED_MANY. It changes nothing.
   bool has_preferred_many() override {
     auto mask = node_mask(CpuSet::range(0, 0));
-    return ::mbind(nullptr, 0, MPOL_PREFERRED_MANY, mask.data(), k_node_bits + 1, 0) == 0 || errno != EINVAL;
+    return syscall(SYS_mbind, nullptr, 0, MPOL_PREFERRED_MANY, mask.data(), k_node_bits + 1, 0) == 0 || errno != EINVAL;
   }
 
   int mems_allowed(CpuSet& out) override {
     std::vector<unsigned long> mask(k_node_bits / (8 * sizeof(unsigned long)), 0);
-    if (::get_mempolicy(nullptr, mask.data(), k_node_bits + 1, nullptr, MPOL_F_MEMS_ALLOWED) != 0) return errno;
+    if (syscall(SYS_get_mempolicy, nullptr, mask.data(), k_node_bits + 1, nullptr, MPOL_F_MEMS_ALLOWED) != 0) return errno;
     out = CpuSet();
     for (size_t w = 0; w < mask.size(); ++w)
       for (unsigned long word = mask[w]; word != 0; word &= word - 1)
@@ -160,7 +161,7 @@ public:
   int migrate_pages(pid_t pid, const CpuSet& from, const CpuSet& to, long& not_moved) override {
     auto a = node_mask(from);
     auto b = node_mask(to);
-    long r = ::migrate_pages(pid, k_node_bits + 1, a.data(), b.data());
+    long r = syscall(SYS_migrate_pages, pid, k_node_bits + 1, a.data(), b.data());
     if (r < 0) return errno;
     not_moved = r;
     return 0;
@@ -172,7 +173,7 @@ public:
     for (size_t i = 0; i < pages.size(); ++i) addrs[i] = reinterpret_cast<void*>(static_cast<uintptr_t>(pages[i]));
     status.assign(pages.size(), 0);
     int flags = nodes && has_cap_sys_nice() ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE;
-    long r = ::move_pages(pid, pages.size(), addrs.data(), nodes, status.data(), flags);
+    long r = syscall(SYS_move_pages, pid, pages.size(), addrs.data(), nodes, status.data(), flags);
     return r < 0 ? errno : 0;
   }
 
@@ -355,23 +356,3 @@ Os& linux_os() {
 }
 
 }  // namespace affix
-
-// libnuma prints its own warnings unless the program overrides these weak
-// symbols: route them through affix's one voice (diag), one line each
-// (libnuma's format strings may end with a newline of their own; numa_error
-// reports a failed call with errno set, as perror would).
-extern "C" void numa_error(char* where) {
-  int err = errno;
-  affix::print_warning(fmt::format("libnuma: {}: {}", where ? where : "?", std::strerror(err)));
-}
-extern "C" void numa_warn(int num, char* fmt, ...) {
-  (void)num;
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(text, sizeof text, fmt ? fmt : "?", ap);
-  va_end(ap);
-  size_t n = std::strlen(text);
-  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) text[--n] = '\0';
-  affix::print_warning(fmt::format("libnuma: {}", text));
-}

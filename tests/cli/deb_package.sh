@@ -37,7 +37,7 @@ version=$("$affix" --version | awk '{print $2}')
 # Depends: every shared library the binary needs is provided by a package
 # named there, libc6 among them: the packaged affix links the system's C
 # library dynamically (so glibc's security fixes reach it) and carries
-# libstdc++, libgcc, libnuma and fmt inside (docs/performance.md). A
+# libstdc++, libgcc and fmt inside (libnuma is not linked) (docs/performance.md). A
 # fully static build (AFFIX_STATIC=ON, for containers) needs none.
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
@@ -54,7 +54,7 @@ else
     for lib in $needed; do
         case $lib in
             libc.so.6 | ld-linux-*.so.*) ;;
-            *) failed "the binary needs $lib besides the C library (libstdc++, libgcc, libnuma, fmt belong inside)" ;;
+            *) failed "the binary needs $lib besides the C library (libstdc++, libgcc and fmt belong inside)" ;;
         esac
     done
 fi
