@@ -74,6 +74,10 @@ std::optional<StatLine> parse_stat(std::string_view text) {
       auto v = to_number<unsigned long>(token);
       if (!v) return std::nullopt;
       st.flags = *v;
+    } else if (field == 20) {
+      auto v = to_number<long>(token);
+      if (!v || *v < 0) return std::nullopt;
+      st.num_threads = *v;
     } else if (field == 22) {
       auto v = to_number<unsigned long long>(token);
       if (!v) return std::nullopt;

@@ -28,6 +28,7 @@ struct StatLine {
   std::string comm;                   // field 2, without the parentheses
   char state = '?';                   // field 3
   unsigned long flags = 0;            // field 9
+  long num_threads = 0;               // field 20
   unsigned long long start_time = 0;  // field 22, clock ticks since boot
   long last_cpu = -1;                 // field 39, the CPU it last ran on
 };
