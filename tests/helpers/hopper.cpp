@@ -1,5 +1,5 @@
-// hopper CPU_A CPU_B MOVES [READY_FILE]: a process of three threads for the
-// tests of `affix watch`:
+// hopper CPU_A CPU_B MOVES [READY_FILE [NAME]]: a process of three threads
+// for the tests of `affix watch` (NAME: the process's comm, any bytes):
 //   - the hopper moves itself between CPU_A and CPU_B, MOVES times
 //     (sched_setaffinity to the other CPU, then a short spin there), once
 //     the process gets SIGUSR1; then it writes "done N" to stdout (and
@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,13 +96,14 @@ void* steady(void*) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: hopper CPU_A CPU_B MOVES [READY_FILE]\n");
+    std::fprintf(stderr, "usage: hopper CPU_A CPU_B MOVES [READY_FILE [NAME]]\n");
     return 2;
   }
   g_a = std::atoi(argv[1]);
   g_b = std::atoi(argv[2]);
   g_moves = std::atol(argv[3]);
   if (argc > 4) g_ready_file = argv[4];
+  if (argc > 5) prctl(PR_SET_NAME, argv[5], 0, 0, 0);  // before the threads: they inherit it
   // SIGUSR1 is taken by the hopper's sigwait: blocked in every thread.
   sigset_t usr1;
   sigemptyset(&usr1);
