@@ -1,5 +1,8 @@
 #include "watch_proc.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "proc.hpp"
@@ -93,6 +96,32 @@ std::optional<SchedStat> read_schedstat(const SysRoot& root, pid_t pid, pid_t ti
   auto text = root.read(task_dir(pid, tid) + "/schedstat", 256);
   if (!text) return std::nullopt;
   return parse_schedstat(*text);
+}
+
+SchedStatFile::SchedStatFile(const SysRoot& root, pid_t pid, pid_t tid)
+  : m_fd(::open(root.path(task_dir(pid, tid) + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC)) {}
+
+SchedStatFile::~SchedStatFile() { close(); }
+
+SchedStatFile& SchedStatFile::operator=(SchedStatFile&& o) noexcept {
+  if (this != &o) {
+    close();
+    m_fd = o.m_fd;
+    o.m_fd = -1;
+  }
+  return *this;
+}
+
+void SchedStatFile::close() {
+  if (m_fd >= 0) ::close(m_fd);
+  m_fd = -1;
+}
+
+std::optional<SchedStat> SchedStatFile::read() const {
+  char buf[128];
+  ssize_t n = ::pread(m_fd, buf, sizeof buf, 0);
+  if (n <= 0 || static_cast<size_t>(n) == sizeof buf) return std::nullopt;
+  return parse_schedstat(std::string_view(buf, static_cast<size_t>(n)));
 }
 
 }  // namespace affix

@@ -48,6 +48,7 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
   mark(m_seen, m_cpu);
   m_gate = *gate;
   m_sched = *sched;
+  if (!m_has_event) m_gate_file = SchedStatFile(cx.root, pid, m_tid);  // where none can open: read by path
   ThreadInterval out;
   mark(out.ran_on, m_cpu);
   out.exact = m_has_event;
@@ -136,7 +137,8 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
 
 void ThreadWatch::update_sampled(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone,
                                  ThreadInterval& out) {
-  auto gate = gone ? std::nullopt : read_schedstat(cx.root, pid, m_tid);
+  std::optional<SchedStat> gate;
+  if (!gone) gate = m_gate_file.is_open() ? m_gate_file.read() : read_schedstat(cx.root, pid, m_tid);
   if (!gate) {
     m_exited = true;
     return;
@@ -160,6 +162,7 @@ void ThreadWatch::update_sampled(const WatchContext& cx, pid_t pid, const CpuSet
 }
 
 void ThreadWatch::close(const WatchContext& cx) {
+  m_gate_file.close();
   if (m_has_event && cx.events) cx.events->close(m_tid);
 }
 

@@ -81,6 +81,7 @@ private:
   bool m_has_event = false;
   bool m_exited = false;
   SchedStat m_gate;      // sampled: the cheap check whether it ran
+  SchedStatFile m_gate_file;  // sampled: where the check reads it (kept open)
   SchedCounters m_sched; // the scheduler's counters at the last read
   EventTotals m_event;   // exact: the event's totals at the last read
   uint64_t m_samples = 0;  // exact: samples taken (and lost ones accounted) since open

@@ -21,9 +21,12 @@ struct WatchTracker::Process {
   bool reported = false;
   bool exited = false;
   double since = 0;  // when it started to be watched
+  double pages_due = 0;  // when numa_maps is read next
 };
 
 namespace {
+
+constexpr double k_pages_spacing = 50;
 
 void add_thread_report(ProcessReport& r, ThreadReport t, bool listed) {
   r.activity += t.activity;
@@ -45,9 +48,12 @@ ThreadReport thread_report(const ThreadWatch& t, const ThreadInterval& ti) {
   return ThreadReport{t.tid(), t.comm(), t.cpu(), ti.activity, ti.exact, ti.exited};
 }
 
+// The main thread's stat line: the process's comm, start time and thread
+// count (/proc/PID/stat would add up the CPU time of every thread: a walk
+// over 10,000 threads at each interval).
 std::optional<StatLine> stat_of(const SysRoot& root, pid_t pid) {
   try {
-    return read_stat(root, proc_dir(pid));
+    return read_stat(root, task_dir(pid, pid));
   } catch (const Error&) {
     return std::nullopt;  // not a stat line: as good as gone
   }
@@ -199,14 +205,17 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
   std::sort(r.thread_list.begin(), r.thread_list.end(),
             [](const ThreadReport& a, const ThreadReport& b) { return a.tid < b.tid; });
   bool shown = !m_named.empty() || !r.activity.idle();
-  if (shown && !p.exited && !p.kernel_thread) {
+  r.pages = p.total.pages;  // the last pages read, unless read again now
+  // numa_maps walks every page of the process: a large one is read at most
+  // once per k_pages_spacing times its last read took (at most 2% of a CPU).
+  if (shown && !p.exited && !p.kernel_thread && m_time >= p.pages_due) {
+    uint64_t start = monotonic_ns();
     try {
       r.pages = read_numa_maps(m_root, p.pid);
     } catch (const Error&) {
       r.pages = std::nullopt;  // larger than affix reads: left out
     }
-  } else {
-    r.pages = p.total.pages;  // exited (or not shown): the last pages read
+    p.pages_due = m_time + k_pages_spacing * static_cast<double>(monotonic_ns() - start) / 1e9;
   }
   if (r.pages && !r.cpus_ran.empty()) {
     std::set<long> nodes;

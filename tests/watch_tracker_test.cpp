@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 
 #include "fake_migration_events.hpp"
 #include "fake_root.hpp"
@@ -39,14 +40,35 @@ std::string stat_line(pid_t id, const std::string& comm, long threads, long cpu,
                      id, comm, id, id, threads, start, cpu);
 }
 
+// A fake /proc: every thread's stat line carries its process's thread
+// count and start time, as the kernel's do.
 struct FakeProc {
   FakeRoot root;
+  struct Main {
+    std::string comm;
+    long threads = 1;
+    unsigned long long start = 100;
+    long cpu = 0;
+  };
+  std::map<pid_t, Main> mains;
   void process(pid_t pid, const std::string& comm, long threads, unsigned long long start = 100) {
+    Main& m = mains[pid];
+    m.comm = comm;
+    m.threads = threads;
+    m.start = start;
     root.write(fmt::format("proc/{}/stat", pid), stat_line(pid, comm, threads, 0, start));
+    write_main(pid);
+  }
+  void write_main(pid_t pid) {
+    const Main& m = mains[pid];
+    if (std::filesystem::exists(root.path() + fmt::format("/proc/{}/task/{}", pid, pid)))
+      root.write(fmt::format("proc/{}/task/{}/stat", pid, pid), stat_line(pid, m.comm, m.threads, m.cpu, m.start));
   }
   void thread(pid_t pid, pid_t tid, long cpu, Counters c, const std::string& comm = "worker") {
     std::string dir = fmt::format("proc/{}/task/{}/", pid, tid);
-    root.write(dir + "stat", stat_line(tid, comm, 1, cpu));
+    const Main& m = mains[pid];
+    root.write(dir + "stat", stat_line(tid, tid == pid ? m.comm : comm, m.threads, cpu, m.start));
+    if (tid == pid) mains[pid].cpu = cpu;
     root.write(dir + "sched", fmt::format("{} ({}, #threads: 1)\n---\nse.sum_exec_runtime : {}.{:06}\n"
                                           "se.nr_migrations : {}\nnr_switches : 0\nnr_voluntary_switches : {}\n"
                                           "nr_involuntary_switches : {}\n",
