@@ -76,24 +76,40 @@ std::optional<Crossing> LevelMap::widest(const CpuSet& cpus) const {
   return one_core && all_known ? Crossing::Smt : Crossing::Core;
 }
 
-std::string LevelMap::holder(const CpuSet& cpus) const {
-  if (cpus.empty()) return {};
-  std::string best;
-  unsigned best_size = 0;
+namespace {
+
+struct Holder {
+  const Unit* unit = nullptr;
+  const char* level = nullptr;
+};
+
+Holder smallest_holder(const Topology& topo, const CpuSet& cpus) {
+  Holder best;
+  if (cpus.empty()) return best;
   auto consider = [&](const std::vector<Unit>& units, const char* level) {
     for (const auto& u : units) {
       if (!cpus.is_subset_of(u.cpus)) continue;
-      unsigned size = u.cpus.count();
-      if (best.empty() || size < best_size) {
-        best = fmt::format("{}:{}", level, u.id);
-        best_size = size;
-      }
+      if (!best.unit || u.cpus.count() < best.unit->cpus.count()) best = Holder{&u, level};
     }
   };
-  consider(m_topo.sockets, "socket");  // on a tie the wider name stays: socket:0 over node:0
-  consider(m_topo.numa, "node");
-  consider(m_topo.llcs, "llc");
+  consider(topo.sockets, "socket");  // on a tie the wider name stays: socket:0 over node:0
+  consider(topo.numa, "node");
+  consider(topo.llcs, "llc");
   return best;
+}
+
+}  // namespace
+
+std::string LevelMap::holder(const CpuSet& cpus) const {
+  Holder h = smallest_holder(m_topo, cpus);
+  return h.unit ? fmt::format("{}:{}", h.level, h.unit->id) : std::string();
+}
+
+std::string LevelMap::describe(const CpuSet& cpus) const {
+  Holder h = smallest_holder(m_topo, cpus);
+  if (!h.unit) return format_cpulist(cpus);
+  if (h.unit->cpus == cpus) return fmt::format("{}:{}", h.level, h.unit->id);
+  return fmt::format("{} in {}:{}", format_cpulist(cpus), h.level, h.unit->id);
 }
 
 }  // namespace affix

@@ -44,6 +44,10 @@ public:
   // names it ("llc:3", "node:1", "socket:0"; of units of the same size the
   // wider name); "" where no socket holds them all (or the set is empty).
   std::string holder(const CpuSet& cpus) const;
+  // The set for people: the unit's name where the set is that unit
+  // ("socket:0"), else the CPU list and the unit holding it ("4-5 in
+  // node:1"), else the CPU list.
+  std::string describe(const CpuSet& cpus) const;
 
 private:
   const CpuInfo* info(unsigned cpu) const;

@@ -44,7 +44,7 @@ struct ProcessReport {
   pid_t pid = 0;
   std::string comm;
   unsigned threads = 0;  // threads reported (live at the sample, or exited during the interval)
-  CpuSet cpus_ran;       // CPUs its threads ran on (a thread that did not run: its last CPU)
+  CpuSet cpus_ran;       // CPUs its threads ran on; where none ran, those they last ran on
   Activity activity;
   std::optional<NodePages> pages;       // numa_maps; nullopt where it cannot be read
   std::optional<uint64_t> remote_pages; // pages on nodes none of cpus_ran is on

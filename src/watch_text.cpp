@@ -32,10 +32,7 @@ std::string rates(const Activity& a, double seconds) {
 const char* k_rate_titles = "  MIG/s SOCKET   NODE    LLC   CORE    SMT  VCSW/s  ICSW/s";
 
 std::string where(const CpuSet& cpus, const LevelMap& levels) {
-  if (cpus.empty()) return "-";
-  std::string list = format_cpulist(cpus);
-  std::string unit = levels.holder(cpus);
-  return unit.empty() ? list : unit + " " + list;
+  return cpus.empty() ? "-" : levels.describe(cpus);
 }
 
 std::string pages_text(const ProcessReport& p) {
@@ -90,13 +87,14 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
                                  t->exited ? "  (exited)" : ""));
     }
   } else {
-    out += fmt::format("\n    PID COMM              THR{}   CPU%  RAN ON  PAGES/NODE  REMOTE\n", k_rate_titles);
+    out += fmt::format("\n    PID COMM              THR{}   CPU%  {:<16} {:<16} REMOTE\n", k_rate_titles, "RAN ON",
+                       "PAGES/NODE");
     std::vector<const ProcessReport*> all;
     for (const auto& p : report.processes) all.push_back(&p);
     std::stable_sort(all.begin(), all.end(),
                      [](const auto* a, const auto* b) { return weight(a->activity) > weight(b->activity); });
     for (const auto* p : all) {
-      rows.push_back(fmt::format("{:7} {} {:4}{} {:6.1f}  {}  {}  {}{}\n", p->pid, name(p->comm), p->threads,
+      rows.push_back(fmt::format("{:7} {} {:4}{} {:6.1f}  {:<16} {:<16} {}{}\n", p->pid, name(p->comm), p->threads,
                                  rates(p->activity, s),
                                  100.0 * static_cast<double>(p->activity.cpu_ns) / 1e9 / s,
                                  where(p->cpus_ran, levels), pages_text(*p), remote_text(*p),
@@ -112,13 +110,14 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
 std::string watch_text_summary(const WatchHeader& header, const WatchSummary& summary, const LevelMap& levels) {
   std::string out = fmt::format("\nsummary: {:.1f} s, {}; rates per second of the time each process was watched\n",
                                 summary.duration, summary.exact ? "exact" : "not exact (see the header)");
-  out += fmt::format("    PID COMM              THR{}  CPU s  RAN ON  PAGES/NODE  REMOTE\n", k_rate_titles);
+  out += fmt::format("    PID COMM              THR{}  CPU s  {:<16} {:<16} REMOTE\n", k_rate_titles, "RAN ON",
+                     "PAGES/NODE");
   std::vector<const ProcessReport*> all;
   for (const auto& p : summary.processes) all.push_back(&p);
   std::stable_sort(all.begin(), all.end(),
                    [](const auto* a, const auto* b) { return weight(a->activity) > weight(b->activity); });
   for (const auto* p : all) {
-    out += fmt::format("{:7} {} {:4}{} {:6.2f}  {}  {}  {}{}\n", p->pid, name(p->comm), p->threads,
+    out += fmt::format("{:7} {} {:4}{} {:6.2f}  {:<16} {:<16} {}{}\n", p->pid, name(p->comm), p->threads,
                        rates(p->activity, p->seconds), static_cast<double>(p->activity.cpu_ns) / 1e9,
                        where(p->cpus_ran, levels), pages_text(*p), remote_text(*p), p->exited ? "  (exited)" : "");
     if (!header.threads) continue;

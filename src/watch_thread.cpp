@@ -50,7 +50,7 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
   m_sched = *sched;
   if (!m_has_event) m_gate_file = SchedStatFile(cx.root, pid, m_tid);  // where none can open: read by path
   ThreadInterval out;
-  mark(out.ran_on, m_cpu);
+  out.cpu = m_cpu;
   out.exact = m_has_event;
   if (since_creation) {
     // Everything it did since it was created; its moves before its event
@@ -65,6 +65,7 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
     a.involuntary = sched->involuntary;
     a.cpu_ns = gate->run_ns;
     out.active = !a.idle();
+    if (gate->run_ns > 0) mark(out.ran_on, m_cpu);
   }
   return out;
 }
@@ -74,7 +75,7 @@ ThreadInterval ThreadWatch::update(const WatchContext& cx, pid_t pid, const CpuS
   if (m_exited) return out;
   if (m_has_event) update_exact(cx, pid, process_seen, gone, out);
   else update_sampled(cx, pid, process_seen, gone, out);
-  mark(out.ran_on, m_cpu);
+  out.cpu = m_cpu;
   out.active = out.active || !out.activity.idle();
   out.exited = m_exited;
   if (m_exited) close(cx);
@@ -125,6 +126,7 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
   out.activity.cpu_ns = delta(totals->run_ns, m_event.run_ns);
   bool ran = totals->count != m_event.count || totals->run_ns != m_event.run_ns || !drained.samples.empty();
   m_event = *totals;
+  if (ran) mark(out.ran_on, m_cpu);  // where it ran after its last move (or without one)
   if (totals->ended || gone) {
     m_exited = true;  // its last switches are not known: the thread's files are gone
     return;
@@ -155,7 +157,7 @@ void ThreadWatch::update_sampled(const WatchContext& cx, pid_t pid, const CpuSet
   out.activity.cpu_ns = delta(gate->run_ns, m_gate.run_ns);
   out.active = true;
   m_gate = *gate;
-  mark(out.ran_on, m_cpu);
+  if (moves > 0) mark(out.ran_on, m_cpu);  // it ran there, then moved
   mark(out.ran_on, now);
   mark(m_seen, now);
   if (now >= 0) m_cpu = now;

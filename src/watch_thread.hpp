@@ -31,7 +31,8 @@ struct WatchContext {
 // What one thread did in one interval.
 struct ThreadInterval {
   Activity activity;
-  CpuSet ran_on;        // CPUs it ran on (where it did not run: its last CPU)
+  CpuSet ran_on;        // CPUs it was seen running on (empty where it did not run)
+  long cpu = -1;        // the CPU it last ran on
   bool exact = false;
   bool active = false;  // it ran, switched or moved
   bool exited = false;

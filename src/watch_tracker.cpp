@@ -102,6 +102,7 @@ bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
     auto first = t.begin(cx, pid, since_creation, p->seen);
     if (!first) continue;
     p->seen |= first->ran_on;
+    if (first->cpu >= 0 && first->cpu < static_cast<long>(k_max_id)) p->seen.set(static_cast<unsigned>(first->cpu));
     if (since_creation) p->first.emplace(tid, *first);
     p->threads.emplace(tid, std::move(t));
   }
@@ -150,6 +151,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   r.pid = p.pid;
   r.comm = p.comm;
   r.exact = m_events != nullptr;
+  CpuSet last_cpus;  // where its threads last ran: cpus_ran where none ran
   auto record = [&](const ThreadWatch& t, const ThreadInterval& ti) {
     ThreadReport tr = thread_report(t, ti);
     auto& total = p.thread_totals[t.tid()];
@@ -162,6 +164,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
     total.exited = ti.exited;
     r.cpus_ran |= ti.ran_on;
     p.seen |= ti.ran_on;
+    if (ti.cpu >= 0 && ti.cpu < static_cast<long>(k_max_id)) last_cpus.set(static_cast<unsigned>(ti.cpu));
     add_thread_report(r, std::move(tr), m_thread_list);
   };
   std::map<pid_t, ThreadInterval> got;
@@ -192,6 +195,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
     }
   }
   for (const auto& [tid, ti] : got) record(p.threads.at(tid), ti);
+  if (r.cpus_ran.empty()) r.cpus_ran = last_cpus;
   for (auto it = p.threads.begin(); it != p.threads.end();) {
     if (it->second.exited()) it = p.threads.erase(it);
     else ++it;

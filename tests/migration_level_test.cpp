@@ -61,6 +61,10 @@ TEST_CASE("widest boundary and holder of a set of CPUs") {
   CHECK(levels.holder(CpuSet::range(8, 15)) == "node:1");
   CHECK(levels.holder(CpuSet::range(15, 16)).empty());
   CHECK(levels.holder(CpuSet{}).empty());
+  CHECK(levels.describe(CpuSet::range(8, 15)) == "node:1");
+  CHECK(levels.describe(CpuSet::range(8, 9)) == "8-9 in llc:2");
+  CHECK(levels.describe(CpuSet::range(15, 16)) == "15-16");
+  CHECK(levels.describe(CpuSet{}).empty());
 }
 
 TEST_CASE("on a tie the wider unit names the set") {

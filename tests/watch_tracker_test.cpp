@@ -132,7 +132,7 @@ TEST_CASE("exact: each move at its level, a move back to the same CPU none, the 
   CHECK_FALSE(idle.exited);
   CHECK(p.threads == 2);
   CHECK(p.activity.migrations.total() == 3);
-  CHECK(format_cpulist(p.cpus_ran) == "0,2,16,24");
+  CHECK(format_cpulist(p.cpus_ran) == "2,16,24");  // thread 100 did not run: its CPU is not one it ran on
 }
 
 TEST_CASE("exact: samples the ring dropped are counted, and the interval is not exact") {
@@ -321,4 +321,26 @@ TEST_CASE("the whole machine: processes that did something, new ones from their 
   CHECK(r.processes[1].pid == 400);
   CHECK(r.processes[1].activity.voluntary == 1);
   CHECK(w.summary(1.0).processes.size() == 2);  // the sleeper never did anything
+}
+
+TEST_CASE("the CPUs a process ran on are those its threads ran on, not where an idle one last was") {
+  FakeProc f;
+  f.process(100, "server", 2);
+  f.thread(100, 100, 8, {}, "server");  // idle on node 1 (moved by a pin, say, while it slept)
+  f.thread(100, 101, 0, {});
+  f.root.write("proc/100/numa_maps", "7f00 default N0=10 N1=90\n");
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  w.start();
+  ev.threads[101].totals.run_ns = 5000000;  // it ran, on CPU 0, without moving
+  f.thread(100, 101, 0, {0, 3, 0, 5000000});
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(format_cpulist(p.cpus_ran) == "0");
+  CHECK(p.remote_pages == 90u);
+  CHECK(thread_of(p, 101).activity.cpu_ns == 5000000);
+  CHECK(thread_of(p, 101).activity.voluntary == 3);
+  r = w.sample(2.0, 1.0);  // nothing ran: where its threads last ran
+  CHECK(format_cpulist(process_of(r, 100).cpus_ran) == "0,8");
+  CHECK(process_of(r, 100).remote_pages == 0u);
 }
