@@ -207,7 +207,8 @@ int command_watch(const Args& args) {
     else emit(watch_text(header, report, levels) + "\n");
   }
   WatchSummary summary = tracker.summary(now);
-  emit(o.json ? watch_json_summary(summary) : watch_text_summary(header, summary, levels));
+  if (o.json) emit(watch_json_summary(summary));
+  else emit((screen ? "\n" : "") + watch_text_summary(header, summary, levels));
   return k_exit_ok;
 }
 

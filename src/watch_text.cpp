@@ -108,7 +108,7 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
 }
 
 std::string watch_text_summary(const WatchHeader& header, const WatchSummary& summary, const LevelMap& levels) {
-  std::string out = fmt::format("\nsummary: {:.1f} s, {}; rates per second of the time each process was watched\n",
+  std::string out = fmt::format("summary: {:.1f} s, {}; rates per second of the time each process was watched\n",
                                 summary.duration, summary.exact ? "exact" : "not exact (see the header)");
   out += fmt::format("    PID COMM              THR{}  CPU s  {:<16} {:<16} REMOTE\n", k_rate_titles, "RAN ON",
                      "PAGES/NODE");
