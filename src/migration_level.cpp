@@ -1,5 +1,8 @@
 #include "migration_level.hpp"
 
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 
 namespace affix {
@@ -99,6 +102,27 @@ Holder smallest_holder(const Topology& topo, const CpuSet& cpus) {
 }
 
 }  // namespace
+
+std::optional<Crossing> LevelMap::narrowest(const CpuSet& cpus) const {
+  if (cpus.count() < 2) return std::nullopt;
+  std::set<long> cores, llcs, nodes, sockets;
+  Crossing best = Crossing::Socket;
+  cpus.for_each([&](unsigned cpu) {
+    const CpuInfo* c = info(cpu);
+    if (!c) {
+      best = std::min(best, Crossing::Core);  // unknown: as crossing() counts it
+      return;
+    }
+    auto seen = [](std::set<long>& set, long id) { return id >= 0 && !set.insert(id).second; };
+    bool same_core = seen(cores, c->core), same_llc = seen(llcs, c->llc);
+    bool same_node = seen(nodes, c->node), same_socket = seen(sockets, c->socket);
+    if (same_core) best = Crossing::Smt;
+    else if (same_llc) best = std::min(best, Crossing::Core);
+    else if (same_node) best = std::min(best, Crossing::Llc);
+    else if (same_socket) best = std::min(best, Crossing::Node);
+  });
+  return best;
+}
 
 std::string LevelMap::holder(const CpuSet& cpus) const {
   Holder h = smallest_holder(m_topo, cpus);

@@ -40,6 +40,9 @@ public:
   // The largest boundary between any two CPUs of the set; nullopt for fewer
   // than two CPUs.
   std::optional<Crossing> widest(const CpuSet& cpus) const;
+  // The smallest boundary between two CPUs of the set (the closest pair);
+  // nullopt for fewer than two CPUs.
+  std::optional<Crossing> narrowest(const CpuSet& cpus) const;
   // The smallest unit holding every CPU of the set, as the location language
   // names it ("llc:3", "node:1", "socket:0"; of units of the same size the
   // wider name); "" where no socket holds them all (or the set is empty).

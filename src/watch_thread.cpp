@@ -14,17 +14,23 @@ void mark(CpuSet& set, long cpu) {
 
 }  // namespace
 
-Crossing estimate_level(const LevelMap& levels, long before, long now, const CpuSet& thread_seen,
-                        const CpuSet& process_seen) {
+Migrations estimate_moves(const LevelMap& levels, uint64_t count, long before, long now,
+                          const CpuSet& thread_seen, const CpuSet& process_seen) {
+  Migrations m;
+  if (count == 0) return m;
   if (before >= 0 && now >= 0 && before != now) {
-    if (auto c = levels.crossing(static_cast<unsigned>(before), static_cast<unsigned>(now))) return *c;
+    if (auto c = levels.crossing(static_cast<unsigned>(before), static_cast<unsigned>(now))) {
+      m[*c] += 1;
+      --count;
+    }
   }
   CpuSet seen = thread_seen;
   mark(seen, before);
   mark(seen, now);
-  if (auto c = levels.widest(seen)) return *c;
-  if (auto c = levels.widest(process_seen | seen)) return *c;
-  return Crossing::Core;
+  auto level = levels.narrowest(seen);
+  if (!level) level = levels.narrowest(process_seen | seen);
+  m[level.value_or(Crossing::Core)] += count;
+  return m;
 }
 
 std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t pid, bool since_creation,
@@ -58,7 +64,7 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
     Activity& a = out.activity;
     uint64_t moves = sched->nr_migrations;
     if (moves > 0) {
-      a.migrations[estimate_level(cx.levels, -1, m_cpu, m_seen, process_seen)] += moves;
+      a.migrations += estimate_moves(cx.levels, moves, -1, m_cpu, m_seen, process_seen);
       out.exact = false;
     }
     a.voluntary = sched->voluntary;
@@ -99,7 +105,6 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
   out.exact = true;
   Drained drained = cx.events->take(m_tid);
   auto totals = cx.events->totals(m_tid);
-  const long before = m_cpu;
   for (const auto& s : drained.samples) {
     long to = static_cast<long>(s.cpu);
     mark(m_seen, to);
@@ -117,8 +122,9 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
   }
   if (drained.overflowed && totals->count > m_samples) {
     // The ring was full: the moves it dropped are counted, at an estimated level.
-    out.activity.migrations[estimate_level(cx.levels, before, m_cpu, m_seen, process_seen)] +=
-        totals->count - m_samples;
+    // The moves the ring kept already span where it was to m_cpu.
+    out.activity.migrations +=
+        estimate_moves(cx.levels, totals->count - m_samples, m_cpu, m_cpu, m_seen, process_seen);
     m_samples = totals->count;
     out.exact = false;
   }
@@ -153,7 +159,7 @@ void ThreadWatch::update_sampled(const WatchContext& cx, pid_t pid, const CpuSet
     return;
   }
   uint64_t moves = delta(m_sched.nr_migrations, before.nr_migrations);
-  if (moves > 0) out.activity.migrations[estimate_level(cx.levels, m_cpu, now, m_seen, process_seen)] += moves;
+  out.activity.migrations += estimate_moves(cx.levels, moves, m_cpu, now, m_seen, process_seen);
   out.activity.cpu_ns = delta(gate->run_ns, m_gate.run_ns);
   out.active = true;
   m_gate = *gate;

@@ -2,7 +2,7 @@
 // One thread under `affix watch`: what it did in each interval. Exact where
 // its cpu-migrations event is open (every move with the CPU it left and the
 // one it came to); else sampled: the move count from se.nr_migrations, the
-// levels estimated from the CPUs it was seen on (see estimate_level).
+// levels estimated from the CPUs it was seen on (see estimate_moves).
 //
 // A migration counted exactly is "the thread started running on a CPU other
 // than the one it last ran on" (perf's event: two moves it never ran between
@@ -38,13 +38,15 @@ struct ThreadInterval {
   bool exited = false;
 };
 
-// The level at which `count` moves are counted where the CPUs they went
-// through were not seen: between the CPU it was seen on before and the one
-// it is seen on now where they differ; else the widest boundary between the
-// CPUs the thread was seen on during the watch; else its process's; else
-// `core`.
-Crossing estimate_level(const LevelMap& levels, long before, long now, const CpuSet& thread_seen,
-                        const CpuSet& process_seen);
+// `count` moves whose CPUs were not seen, by estimated level. Where the CPU
+// seen before and the one seen now differ, one move is counted between
+// them; the others at the smallest boundary between two CPUs the thread
+// was seen on during the watch (the closest pair: most of a scheduler's
+// moves are short), else between two its process was seen on, else at
+// `core`. A thread that moves back and forth between two CPUs is counted
+// at the level between them.
+Migrations estimate_moves(const LevelMap& levels, uint64_t count, long before, long now,
+                          const CpuSet& thread_seen, const CpuSet& process_seen);
 
 class ThreadWatch {
 public:

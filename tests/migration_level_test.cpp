@@ -67,6 +67,22 @@ TEST_CASE("widest boundary and holder of a set of CPUs") {
   CHECK(levels.describe(CpuSet{}).empty());
 }
 
+TEST_CASE("narrowest boundary: the closest pair of CPUs of a set") {
+  LevelMap levels(machine());
+  CHECK(levels.narrowest(CpuSet::range(3, 3)) == std::nullopt);
+  CHECK(levels.narrowest(CpuSet::range(0, 31)) == Crossing::Smt);
+  CpuSet far;
+  far.set(0);
+  far.set(16);
+  CHECK(levels.narrowest(far) == Crossing::Socket);
+  far.set(9);  // 0 and 9: another node of socket 0
+  CHECK(levels.narrowest(far) == Crossing::Node);
+  far.set(4);  // 0 and 4: another llc of node 0
+  CHECK(levels.narrowest(far) == Crossing::Llc);
+  far.set(3);  // 3 and 0: another core of llc 0
+  CHECK(levels.narrowest(far) == Crossing::Core);
+}
+
 TEST_CASE("on a tie the wider unit names the set") {
   TopoSpec spec;  // one socket, one node, one L3
   LevelMap levels(build(spec));

@@ -344,3 +344,32 @@ TEST_CASE("the CPUs a process ran on are those its threads ran on, not where an 
   CHECK(format_cpulist(process_of(r, 100).cpus_ran) == "0,8");
   CHECK(process_of(r, 100).remote_pages == 0u);
 }
+
+TEST_CASE("sampled estimate: one move across what was seen, the others at the closest pair seen") {
+  LevelMap levels(machine());
+  CpuSet roamed;  // a thread seen on both threads of core 0 and on socket 1
+  roamed.set(0);
+  roamed.set(1);
+  roamed.set(16);
+  Migrations m = estimate_moves(levels, 10, 0, 16, roamed, {});
+  CHECK(m[Crossing::Socket] == 1);
+  CHECK(m[Crossing::Smt] == 9);
+  CHECK(m.total() == 10);
+  // Back and forth between two CPUs: all at the level between them.
+  CpuSet two;
+  two.set(0);
+  two.set(8);
+  m = estimate_moves(levels, 7, 8, 8, two, {});
+  CHECK(m[Crossing::Node] == 7);
+  m = estimate_moves(levels, 7, 0, 8, CpuSet{}, {});
+  CHECK(m[Crossing::Node] == 7);
+  // Nothing seen but one CPU: its process's CPUs, else core.
+  CpuSet one;
+  one.set(5);
+  CpuSet process;
+  process.set(4);
+  process.set(5);
+  CHECK(estimate_moves(levels, 3, 5, 5, one, process)[Crossing::Smt] == 3);
+  CHECK(estimate_moves(levels, 3, 5, 5, one, {})[Crossing::Core] == 3);
+  CHECK(estimate_moves(levels, 0, 0, 16, roamed, {}).total() == 0);
+}
