@@ -95,6 +95,7 @@ std::string watch_json_summary(const WatchSummary& summary) {
   j.begin_array();
   for (const auto& p : summary.processes) process(j, p, true);
   j.end_array();
+  if (summary.unlisted) j.field("unlisted_exited", summary.unlisted);
   j.end_object();
   j.end_object();
   return j.str() + "\n";

@@ -65,6 +65,7 @@ struct WatchSummary {
   double duration = 0;
   bool exact = false;
   std::vector<ProcessReport> processes;  // ascending PID; totals over the run
+  size_t unlisted = 0;  // exited processes beyond the 10,000 the summary lists
 };
 
 }  // namespace affix

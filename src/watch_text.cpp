@@ -126,6 +126,7 @@ std::string watch_text_summary(const WatchHeader& header, const WatchSummary& su
                          t.exited ? "  (exited)" : "");
     }
   }
+  if (summary.unlisted) out += fmt::format("({} more processes exited, not listed)\n", summary.unlisted);
   return out;
 }
 

@@ -15,7 +15,9 @@ struct WatchTracker::Process {
   bool kernel_thread = false;
   std::map<pid_t, ThreadWatch> threads;         // alive, as far as known
   std::map<pid_t, ThreadInterval> first;        // threads begun this sample: their first interval
-  std::map<pid_t, ThreadReport> thread_totals;  // every thread seen, over the run
+  std::map<pid_t, ThreadReport> thread_totals;  // with a thread list: each thread's, over the run
+  unsigned threads_seen = 0;                    // every thread seen
+  std::set<pid_t> exited_now, exited_before;    // TIDs that exited in this and the last interval
   CpuSet seen;                                  // CPUs its threads were seen on
   ProcessReport total;                          // over the run
   bool reported = false;
@@ -27,6 +29,7 @@ struct WatchTracker::Process {
 namespace {
 
 constexpr double k_pages_spacing = 50;
+constexpr size_t k_max_ended = 10000;  // exited processes listed in the summary
 
 void add_thread_report(ProcessReport& r, ThreadReport t, bool listed) {
   r.activity += t.activity;
@@ -105,6 +108,7 @@ bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
     if (first->cpu >= 0 && first->cpu < static_cast<long>(k_max_id)) p->seen.set(static_cast<unsigned>(first->cpu));
     if (since_creation) p->first.emplace(tid, *first);
     p->threads.emplace(tid, std::move(t));
+    ++p->threads_seen;
   }
   if (p->threads.empty()) return false;
   m_live.emplace(pid, std::move(p));
@@ -134,7 +138,16 @@ IntervalReport WatchTracker::sample(double time, double interval) {
       report.processes.push_back(std::move(r));
     }
     if (p.exited) {
-      m_ended.push_back(std::move(it->second));
+      // Kept for the summary where it was reported, without its threads;
+      // memory stays bounded on a machine that starts processes all day.
+      p.threads.clear();
+      if (!p.reported) {
+        // never shown: nothing to sum up
+      } else if (m_ended.size() < k_max_ended) {
+        m_ended.push_back(std::move(it->second));
+      } else {
+        ++m_unlisted;
+      }
       it = m_live.erase(it);
     } else {
       ++it;
@@ -152,29 +165,40 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   r.comm = p.comm;
   r.exact = m_events != nullptr;
   CpuSet last_cpus;  // where its threads last ran: cpus_ran where none ran
+  p.exited_before = std::move(p.exited_now);
+  p.exited_now.clear();
   auto record = [&](const ThreadWatch& t, const ThreadInterval& ti) {
     ThreadReport tr = thread_report(t, ti);
-    auto& total = p.thread_totals[t.tid()];
-    bool first_time = total.tid == 0;
-    total.tid = t.tid();
-    total.comm = t.comm();
-    total.cpu = t.cpu();
-    total.activity += ti.activity;
-    total.exact = (first_time || total.exact) && ti.exact;
-    total.exited = ti.exited;
+    if (ti.exited) p.exited_now.insert(t.tid());
+    // The summary's thread list: at most k_max_ended threads per process.
+    auto found = p.thread_totals.find(t.tid());
+    if (m_thread_list && (found != p.thread_totals.end() || p.thread_totals.size() < k_max_ended)) {
+      auto& total = p.thread_totals[t.tid()];
+      bool first_time = total.tid == 0;
+      total.tid = t.tid();
+      total.comm = t.comm();
+      total.cpu = t.cpu();
+      total.activity += ti.activity;
+      total.exact = (first_time || total.exact) && ti.exact;
+      total.exited = ti.exited;
+    }
     r.cpus_ran |= ti.ran_on;
     p.seen |= ti.ran_on;
     if (ti.cpu >= 0 && ti.cpu < static_cast<long>(k_max_id)) last_cpus.set(static_cast<unsigned>(ti.cpu));
     add_thread_report(r, std::move(tr), m_thread_list);
   };
-  std::map<pid_t, ThreadInterval> got;
+  // What each thread did, ascending TID (p.threads is a map) but for the
+  // new threads appended at the end: no map built at every interval.
+  std::vector<std::pair<pid_t, ThreadInterval>> got;
+  got.reserve(p.threads.size());
   size_t alive = 0;
   for (auto& [tid, t] : p.threads) {
     auto first = p.first.find(tid);
     ThreadInterval ti = first != p.first.end() ? first->second : t.update(cx, p.pid, p.seen, gone);
     if (!ti.exited) ++alive;
-    got.emplace(tid, ti);
+    got.emplace_back(tid, std::move(ti));
   }
+  const size_t known = got.size();
   p.first.clear();
   // The thread list changed where the kernel's count differs from the
   // threads known alive (each of which answered above).
@@ -183,14 +207,18 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
     if (auto tids = read_tasks(m_root, p.pid)) listed.insert(tids->begin(), tids->end());
     for (auto& [tid, t] : p.threads) {
       if (t.exited() || listed.count(tid)) continue;
-      merge(got[tid], t.update(cx, p.pid, p.seen, true));  // gone: what its event still holds
+      auto at = std::lower_bound(got.begin(), got.begin() + static_cast<long>(known), tid,
+                                 [](const auto& e, pid_t key) { return e.first < key; });
+      merge(at->second, t.update(cx, p.pid, p.seen, true));  // gone: what its event still holds
     }
     for (pid_t tid : listed) {
-      if (p.threads.count(tid) || p.thread_totals.count(tid)) continue;
+      // One that exited may linger in the list a moment: not a new thread.
+      if (p.threads.count(tid) || p.exited_now.count(tid) || p.exited_before.count(tid)) continue;
       ThreadWatch t(tid);
       auto ti = t.begin(cx, p.pid, true, p.seen);
       if (!ti) continue;
-      got.emplace(tid, *ti);
+      ++p.threads_seen;
+      got.emplace_back(tid, std::move(*ti));
       p.threads.emplace(tid, std::move(t));
     }
   }
@@ -239,7 +267,7 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
   if (r.remote_pages) t.remote_pages = r.remote_pages;
   t.exact = t.exact && r.exact;
   t.exited = r.exited;
-  t.threads = static_cast<unsigned>(p.thread_totals.size());
+  t.threads = p.threads_seen;
   t.seconds = m_time - p.since;
 }
 
@@ -257,6 +285,7 @@ WatchSummary WatchTracker::summary(double duration) const {
   };
   for (const auto& [pid, p] : m_live) add(*p);
   for (const auto& p : m_ended) add(*p);
+  s.unlisted = m_unlisted;
   std::sort(s.processes.begin(), s.processes.end(),
             [](const ProcessReport& a, const ProcessReport& b) { return a.pid < b.pid; });
   return s;

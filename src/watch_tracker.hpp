@@ -39,7 +39,8 @@ public:
   std::vector<pid_t> start();
   // What happened since the last sample (or start).
   IntervalReport sample(double time, double interval);
-  // Totals over the run, for every process reported at least once.
+  // Totals over the run, for every process reported at least once (of
+  // those that exited, the first 10,000; `unlisted` counts the others).
   WatchSummary summary(double duration) const;
 
   size_t threads_watched() const;
@@ -61,7 +62,8 @@ private:
   bool m_thread_list;
   double m_time = 0;
   std::map<pid_t, std::unique_ptr<Process>> m_live;   // watched now
-  std::vector<std::unique_ptr<Process>> m_ended;      // exited, kept for the summary
+  std::vector<std::unique_ptr<Process>> m_ended;      // exited and reported, kept for the summary
+  size_t m_unlisted = 0;  // exited and reported beyond the summary's limit
 };
 
 }  // namespace affix
