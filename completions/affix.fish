@@ -348,7 +348,7 @@ complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'
 complete -c affix -n '__affix_for show topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
-complete -c affix -n '__affix_for run pin show topo explain; and not __affix_next first' -s h -l help -d 'print usage'
+complete -c affix -n '__affix_for run pin show topo explain watch; and not __affix_next first' -s h -l help -d 'print usage'
 # watch
 complete -c affix -n '__affix_for watch' -s i -l interval -x -a '0.5 1 2 5 10' -d 'seconds between samples'
 complete -c affix -n '__affix_for watch' -s c -l count -x -d 'stop after N intervals'

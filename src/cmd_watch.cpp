@@ -155,7 +155,7 @@ void raise_open_files() {
 size_t screen_rows() {
   winsize ws{};
   if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row < 8) return 0;
-  return ws.ws_row - 7u;  // the header, the column titles, a "more" line
+  return ws.ws_row - 8u;  // the header (up to 6 lines), the column titles, a "more" line
 }
 
 void emit(const std::string& text) {
@@ -179,9 +179,9 @@ int command_watch(const Args& args) {
   header.machine = machine_text(topo);
   header.interval = o.interval;
   header.threads = o.threads;
-  header.mode = events ? "exact (the kernel's cpu-migrations event, per thread)"
-                       : fmt::format("sampled: moves from se.nr_migrations, levels estimated from the CPUs seen ({}); "
-                                     "for exact counts run as root, with CAP_PERFMON, or with "
+  header.mode = events ? "exact: the kernel's cpu-migrations event of every thread"
+                       : fmt::format("sampled: moves from se.nr_migrations, levels estimated from the CPUs seen; "
+                                     "{}; for exact counts run as root, with CAP_PERFMON, or with "
                                      "kernel.perf_event_paranoid <= 1",
                                      why_not);
   catch_stop_signals();

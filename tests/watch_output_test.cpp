@@ -114,6 +114,7 @@ TEST_CASE("watch: a name is data, in JSON and in text") {
 TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates per second") {
   IntervalReport r;
   r.interval = 2.0;
+  r.exact = true;
   r.processes.push_back(process(1, "many", 0, 0, 50));
   r.processes.push_back(process(2, "node", 0, 4, 0));
   r.processes.push_back(process(3, "socket", 2, 0, 0));
@@ -123,13 +124,20 @@ TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates 
   h.interval = 2;
   h.mode = "exact";
   std::string text = watch_text(h, r, levels());
-  CHECK(text.rfind("affix watch: 2 sockets, 2 nodes, 4 CPUs; every 2 s; exact\n", 0) == 0);
+  CHECK(text.rfind("affix watch: 2 sockets, 2 nodes, 4 CPUs; every 2 s; at 0.0 s\nexact\n4 processes, 4 threads; per second:\n"
+                   "    PID COMM             MIG SOCK NODE  LLC CORE  SMT VCSW ICSW CPU%\n", 0) == 0);
   auto at = [&](const std::string& name) { return text.find(" " + name + " "); };
   CHECK(at("socket+") < at("socket"));
   CHECK(at("socket") < at("node"));
   CHECK(at("node") < at("many"));
-  // 50 moves in 2 s: 25.0 per second; 0.93 s of CPU in 2 s: 46.5%
-  CHECK(text.find("      1 many                1   25.0    0.0    0.0    0.0   25.0    0.0     6.0     1.5   46.5  "
-                  "socket:0         0:1200 1:7       0.6%\n") != std::string::npos);
-  CHECK(watch_text(h, r, levels(), 2).find("(2 more rows)") != std::string::npos);
+  // 50 moves in 2 s: 25 per second; 0.93 s of CPU in 2 s: 46.5%; every line fits in 80 columns
+  CHECK(text.find("      1 many              25    0    0    0   25    0  6.0  1.5   47\n"
+                  "        1 thread, ran on socket:0; pages 0:1200 1:7, 0.6% remote\n") != std::string::npos);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    CHECK(end - start <= 80);
+    start = end + 1;
+  }
+  CHECK(watch_text(h, r, levels(), 4).find("(2 more rows)") != std::string::npos);  // two lines a row
 }

@@ -33,13 +33,16 @@ run_affix watch -c 2 -i 0.1 4194304 "$HOP_PID"
 check "a missing PID among others: a warning" "0 affix: warning: no such process: 4194304; watching the others" "$RC $ERR"
 check "text: no escape sequence" "" "$(grep -c $'\e' <<<"$OUT" | grep -v '^0$')"
 check "text: two blocks and the summary" "2 1" \
-  "$(grep -c '^affix watch: 1 socket' <<<"$OUT" | tr '\n' ' ')$(grep -c '^summary: ' <<<"$OUT")"
-check_match "text: the header says the mode" "*every 0.1 s; exact*" "$(head -n 1 <<<"$OUT")"
+  "$(grep -c '^affix watch: 1 socket' <<<"$OUT" | tr '\n' ' ')$(grep -c '^summary of ' <<<"$OUT")"
+check_match "text: the header says the interval" "affix watch: 1 socket, 1 node, 2 CPUs; every 0.1 s; at * s" \
+  "$(head -n 1 <<<"$OUT")"
+check "text: the header says the mode" "exact: the kernel's cpu-migrations event of every thread" "$(sed -n 2p <<<"$OUT")"
+check "text: every line in 80 columns" "" "$(awk 'length > 80' <<<"$OUT")"
 check_match "text: the name escaped" "*$HOP_PID \\\\e[31m\\\\xffevil\\\\n *" "$(grep -m 1 "^ *$HOP_PID " <<<"$OUT")"
 
 run_affix watch -c 1 -i 0.1 --threads "$HOP_PID"
 check "--threads: a row per thread" "$HOP_PID $HOP_TID $STEADY_TID" \
-  "$(sed '/^summary:/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && NF > 10 {print $2}' | sort -n | tr '\n' ' ' | sed 's/ $//')"
+  "$(sed '/^summary of/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 13 {print $2}' | sort -n | tr '\n' ' ' | sed 's/ $//')"
 
 run_affix watch --json -c 2 -i 0.1 "$HOP_PID"
 check "JSON: valid UTF-8" "0" "$(iconv -f UTF-8 -t UTF-8 "$tmp/out" > /dev/null 2>&1; echo $?)"
@@ -71,5 +74,5 @@ wait_file "$tmp/int.out"
 kill -INT "$watcher"
 wait "$watcher"
 check "SIGINT: exit 0" "0" "$?"
-check "SIGINT: the summary" "1" "$(grep -c '^summary: ' "$tmp/int.out")"
+check "SIGINT: the summary" "1" "$(grep -c '^summary of ' "$tmp/int.out")"
 finish

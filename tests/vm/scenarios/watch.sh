@@ -91,7 +91,8 @@ check_eq "sampled: another socket is counted as socket" "socket" "$LEVEL"
 hops "sampled, another core" 0 "$VM_THREADS" $m 2 $low $high false run_as 65534
 capture run_as 65534 affix watch -c 1 -i 0.1 $$
 check_match "sampled: the header says so, and how to get exact counts" \
-  "*sampled*perf_event_paranoid = 3*run as root, with CAP_PERFMON, or with kernel.perf_event_paranoid <= 1*" "$OUT"
+  "*sampled*perf_event_paranoid = 3*run as root, with CAP_PERFMON, or with kernel.perf_event_paranoid <= 1*" \
+  "$(echo "$OUT" | tr '\n' ' ')"
 echo "$paranoid" > /proc/sys/kernel/perf_event_paranoid
 
 # Remote pages: 16 MiB bound to node 0, the threads on node 1.

@@ -31,8 +31,8 @@ example() {  # example COMMAND...: run it, print it with its output
 }
 
 example affix watch -i 2 -c 1 "$pid"
-sockets_before=$(affix watch --json -i 2 -c 1 "$pid" | tail -n 1 | jq '.summary.processes[0].migrations.socket')
-check_true "before: moves across sockets ($sockets_before in 2 s)" [ "$sockets_before" -gt 0 ]
+sockets_before=$(affix watch --json -i 5 -c 1 "$pid" | tail -n 1 | jq '.summary.processes[0].migrations.socket')
+check_true "before: moves across sockets ($sockets_before in 5 s)" [ "$sockets_before" -gt 0 ]
 example affix pin socket:0 "$pid"
 check_eq "pin socket:0" 0 "$rc"
 example affix watch -i 2 -c 1 "$pid"
