@@ -1,3 +1,4 @@
+# vm-perf-events (guest/init holds one perf event from boot to poweroff)
 # vm-topologies: 2s2c2t-2n 2s4c2t-4n
 # `affix watch` on multi-socket machines: a thread that moves itself between
 # two CPUs a known number of times is counted at the level that separates
@@ -9,17 +10,6 @@
 # before and after `affix pin --migrate node:1`.
 . "$VM_LIB"
 per_socket=$((VM_CORES * VM_THREADS))
-# QEMU's TCG (no KVM here) can hang the whole guest when the kernel patches
-# its own code (text_poke_bp: an int3 on the site, then IPIs) while other
-# CPUs keep running through it: the first perf task event on the machine
-# switches on two static keys (perf_sched_events, the cpu-migrations
-# event's), the last one switches them off again a second later. A hung
-# guest here had every vCPU looping in exc_int3 at finish_task_switch and
-# one in smp_call_function_single; a standalone program that only opens the
-# events hangs it the same way. So one watch is held for the whole
-# scenario, started while the machine is idle: the keys stay on.
-affix watch -i 3600 $$ > /dev/null 2>&1 &
-keeper=$!
 affix topo --json > topo.json
 
 # all_in LIST1 LIST2: every CPU of cpulist LIST1 is in LIST2 (LIST1 not empty).
@@ -112,5 +102,4 @@ check_eq "after the migration: no remote page" "0" "$(json '.processes[0].remote
 check_eq "after the migration: every page on node 1" "$(json '[.processes[0].memory_pages[]] | add')" \
   "$(json '.processes[0].memory_pages["1"]')"
 stop_load "$PID"
-kill "$keeper"
 finish

@@ -1,3 +1,4 @@
+# vm-perf-events (guest/init holds one perf event from boot to poweroff)
 # vm-topologies: 2s2c2t-2n
 # The worked example of the README and the man page (WATCH), made here on
 # a real kernel: a program of 10 threads that the scheduler moves across
@@ -6,17 +7,6 @@
 # between "@@example" markers, as they were printed (scripts/watch-example
 # pastes them into the documents).
 . "$VM_LIB"
-# QEMU's TCG (no KVM here) can hang the whole guest when the kernel patches
-# its own code (text_poke_bp: an int3 on the site, then IPIs) while other
-# CPUs keep running through it: the first perf task event on the machine
-# switches on two static keys (perf_sched_events, the cpu-migrations
-# event's), the last one switches them off again a second later. A hung
-# guest here had every vCPU looping in exc_int3 at finish_task_switch and
-# one in smp_call_function_single; a standalone program that only opens the
-# events hangs it the same way. So one watch is held for the whole
-# scenario, started while the machine is idle: the keys stay on.
-affix watch -i 3600 $$ > /dev/null 2>&1 &
-keeper=$!
 workers 10 1000 1000 --ready workers.ready > /dev/null &
 wp=$!
 wait_for workers.ready || { finish; exit; }
@@ -45,5 +35,4 @@ for r in $(echo "$ran" | tr ',' ' '); do
 done
 check_eq "after: the threads ran on socket 0 only ($ran)" "yes" "$inside"
 kill -KILL "$wp"
-kill "$keeper"
 finish
