@@ -5,6 +5,7 @@
 
 #include "error.hpp"
 #include "proc.hpp"
+#include "watch_pages.hpp"
 
 namespace affix {
 
@@ -23,12 +24,11 @@ struct WatchTracker::Process {
   bool reported = false;
   bool exited = false;
   double since = 0;  // when it started to be watched
-  double pages_due = 0;  // when numa_maps is read next
+  ProcessPages pages;
 };
 
 namespace {
 
-constexpr double k_pages_spacing = 50;
 constexpr size_t k_max_ended = 10000;  // exited processes listed in the summary
 
 void add_thread_report(ProcessReport& r, ThreadReport t, bool listed) {
@@ -237,28 +237,8 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
   std::sort(r.thread_list.begin(), r.thread_list.end(),
             [](const ThreadReport& a, const ThreadReport& b) { return a.tid < b.tid; });
   bool shown = !m_named.empty() || !r.activity.idle();
-  r.pages = p.total.pages;  // the last pages read, unless read again now
-  // numa_maps walks every page of the process: a large one is read at most
-  // once per k_pages_spacing times its last read took (at most 2% of a CPU).
-  if (shown && !p.exited && !p.kernel_thread && m_time >= p.pages_due) {
-    uint64_t start = monotonic_ns();
-    try {
-      r.pages = read_numa_maps(m_root, p.pid);
-    } catch (const Error&) {
-      r.pages = std::nullopt;  // larger than affix reads: left out
-    }
-    p.pages_due = m_time + k_pages_spacing * static_cast<double>(monotonic_ns() - start) / 1e9;
-  }
-  if (r.pages && !r.cpus_ran.empty()) {
-    std::set<long> nodes;
-    r.cpus_ran.for_each([&](unsigned cpu) {
-      if (cpu < m_topo.cpus.size()) nodes.insert(m_topo.cpus[cpu].node);
-    });
-    uint64_t remote = 0;
-    for (const auto& [node, pages] : *r.pages)
-      if (!nodes.count(static_cast<long>(node))) remote += pages;
-    r.remote_pages = remote;
-  }
+  r.pages = shown && !p.exited && !p.kernel_thread ? p.pages.update(m_root, p.pid, m_time) : p.pages.last();
+  r.remote_pages = remote_pages(r.pages, r.cpus_ran, m_topo);
   ProcessReport& t = p.total;
   t.comm = r.comm;
   t.activity += r.activity;
