@@ -40,6 +40,12 @@ check "text: the header says the mode" "exact: the kernel's cpu-migrations event
 check "text: every line in 80 columns" "" "$(awk 'length > 80' <<<"$OUT")"
 check_match "text: the name escaped" "*$HOP_PID \\\\e[31m\\\\xffevil\\\\n *" "$(grep -m 1 "^ *$HOP_PID " <<<"$OUT")"
 
+# On a terminal (script(1) gives it one): a screen cleared and redrawn at
+# each interval, then the summary under the last one.
+screen=$(script -qec "'$AFFIX' watch -c 2 -i 0.1 $HOP_PID" /dev/null | tr -d '\r')
+check "terminal: each interval clears the screen" "2" "$(grep -c $'^\e\\[H\e\\[2Jaffix watch: ' <<<"$screen")"
+check "terminal: then the summary" "1" "$(grep -c '^summary of ' <<<"$screen")"
+
 run_affix watch -c 1 -i 0.1 --threads "$HOP_PID"
 check "--threads: a row per thread" "$HOP_PID $HOP_TID $STEADY_TID" \
   "$(sed '/^summary of/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 13 {print $2}' | sort -n | tr '\n' ' ' | sed 's/ $//')"
