@@ -2,19 +2,20 @@
 #
 # Completes commands, options, option values, locations with the machine's
 # real socket, node and CPU numbers (read from /sys, or from --root DIR, or
-# from $AFFIX_COMPLETION_ROOT), PIDs for pin and show, and the wrapped command
+# from $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, and the wrapped command
 # after WHERE. Works with or without the bash-completion package.
 
-_affix_commands="run pin show topo explain"
+_affix_commands="run pin show topo explain watch"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --slice -m --mem --root --as "
+_affix_value_opts=" -n --count --order --exclude --slice -m --mem --root --as -i --interval -c "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem"
 _affix_run_opts="$_affix_shape_opts --env -v --verbose --dry-run -h --help"
 _affix_explain_opts="$_affix_shape_opts --json --as --root -h --help"
 _affix_pin_opts="$_affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run -h --help"
 _affix_show_opts="--json --pinned --root -h --help"
 _affix_topo_opts="--json --root -h --help"
+_affix_watch_opts="-i --interval -c --count --threads --json -h --help"
 _affix_global_opts="-h --help -V --version"
 
 # Prints the numbers of a kernel cpulist ("0-3,8"), one per line.
@@ -259,6 +260,7 @@ _affix_value()
         --order) COMPREPLY=($(compgen -W "compact scatter" -- "$cur")) ;;
         --as) COMPREPLY=($(compgen -W "systemd docker taskset numactl" -- "$cur")) ;;
         --slice) COMPREPLY=($(compgen -W "rank 0/2 1/2" -- "$cur")) ;;
+        -i | --interval) COMPREPLY=($(compgen -W "0.5 1 2 5 10" -- "$cur")) ;;
         -m | --mem)
             if [[ $cur == *:* ]]; then
                 local pol=${cur%%:*} ids=${cur#*:} pre=
@@ -381,7 +383,7 @@ _affix()
                 COMPREPLY=($(compgen -W "$opts" -- "$cur"))
             fi
             ;;
-        show)
+        show | watch)
             COMPREPLY=($(compgen -W "$(_affix_pids)" -- "$cur"))
             ;;
         topo)

@@ -2,17 +2,18 @@
 #
 # Commands, options, option values, locations with the machine's real socket,
 # node and CPU numbers (read from /sys, from --root DIR, or from
-# $AFFIX_COMPLETION_ROOT), PIDs for pin and show, and the wrapped command
+# $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, and the wrapped command
 # after WHERE.
 
-set -g __affix_commands run pin show topo explain
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root --as
+set -g __affix_commands run pin show topo explain watch
+set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root --as -i --interval -c
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
 set -g __affix_opts_run $__affix_shape_opts --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --json --as --root -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run -h --help
 set -g __affix_opts_show --json --pinned --root -h --help
 set -g __affix_opts_topo --json --root -h --help
+set -g __affix_opts_watch -i --interval -c --count --threads --json -h --help
 
 # Prints the state of the command line before the cursor, one word each line:
 # the command (run for the bare form), then what comes next: "first" (the
@@ -70,7 +71,7 @@ function __affix_state
         set next wrapped
     else if test $cmd = pin -a $tid = 1
         set next tids
-    else if test $cmd = pin -o $cmd = show
+    else if test $cmd = pin -o $cmd = show -o $cmd = watch
         set next pids
     end
     if test $next = wrapped
@@ -321,6 +322,7 @@ complete -c affix -n '__affix_next first' -a 'pin' -d 'move running processes'
 complete -c affix -n '__affix_next first' -a 'show' -d 'where processes run'
 complete -c affix -n '__affix_next first' -a 'topo' -d 'the machine'
 complete -c affix -n '__affix_next first' -a 'explain' -d 'resolve WHERE, change nothing'
+complete -c affix -n '__affix_next first' -a 'watch' -d 'how threads move, where memory is'
 complete -c affix -n '__affix_next first where' -a '(__affix_where)'
 complete -c affix -n '__affix_next pids tids' -a '(__affix_pids)'
 complete -c affix -n '__affix_next wrapped' -a '(__affix_wrapped)'
@@ -355,4 +357,9 @@ complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'
 complete -c affix -n '__affix_for show topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
-complete -c affix -n '__affix_for run pin show topo explain; and not __affix_next first' -s h -l help -d 'print usage'
+complete -c affix -n '__affix_for run pin show topo explain watch; and not __affix_next first' -s h -l help -d 'print usage'
+# watch
+complete -c affix -n '__affix_for watch' -s i -l interval -x -a '0.5 1 2 5 10' -d 'seconds between samples'
+complete -c affix -n '__affix_for watch' -s c -l count -x -d 'stop after N intervals'
+complete -c affix -n '__affix_for watch' -l threads -d 'one row per thread'
+complete -c affix -n '__affix_for watch' -l json -d 'JSON Lines'

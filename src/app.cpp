@@ -39,6 +39,9 @@ constexpr CommandEntry k_commands[] = {
      command_topo},
     {"explain", "  affix explain [OPTIONS] WHERE [--json]            resolve WHERE, change nothing\n",
      command_explain},
+    {"watch", "  affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]\n"
+              "                                                    how threads move, where memory is\n",
+     command_watch},
 };
 
 std::string usage() {

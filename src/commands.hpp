@@ -16,6 +16,7 @@ int command_explain(const Args& args);  // cmd_explain.cpp
 int command_run(const Args& args);      // cmd_run.cpp (execs; returns only on failure)
 int command_pin(const Args& args);      // cmd_pin.cpp
 int command_show(const Args& args);     // cmd_show.cpp
+int command_watch(const Args& args);    // cmd_watch.cpp
 
 // Top level: dispatch on the first word, print errors, map exit statuses.
 int main_entry(int argc, char** argv);

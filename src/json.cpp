@@ -1,5 +1,7 @@
 #include "json.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "text.hpp"
@@ -59,6 +61,10 @@ void JsonWriter::value(std::string_view s) { separator(); m_out += json_escape(s
 void JsonWriter::value(bool b) { separator(); m_out += b ? "true" : "false"; }
 void JsonWriter::value(long long n) { separator(); m_out += std::to_string(n); }
 void JsonWriter::value(unsigned long long n) { separator(); m_out += std::to_string(n); }
+void JsonWriter::value(double d) {
+  separator();
+  m_out += std::isfinite(d) ? fmt::format("{:.3f}", d) : "null";
+}
 void JsonWriter::null() { separator(); m_out += "null"; }
 
 }  // namespace affix

@@ -29,6 +29,7 @@ public:
   void value(long n) { value(static_cast<long long>(n)); }
   void value(unsigned n) { value(static_cast<unsigned long long>(n)); }
   void value(unsigned long n) { value(static_cast<unsigned long long>(n)); }
+  void value(double d);  // three decimals ("1.250"); null where not finite
   void null();
   template <typename T> void value(const std::optional<T>& v) {
     if (v) value(*v); else null();

@@ -1,6 +1,6 @@
 #pragma once
 // A minimal JSON reader for tests: enough to read affix's own documents
-// (objects, arrays, strings without \u escapes, integers, true/false/null).
+// (objects, arrays, strings without \u escapes, numbers, true/false/null).
 
 #include <sys/wait.h>
 
@@ -16,7 +16,8 @@ namespace affix::test {
 struct Json {
   enum class Type { Null, Bool, Number, String, Array, Object } type = Type::Null;
   bool boolean = false;
-  long long number = 0;
+  long long number = 0;  // the integer part
+  double real = 0;       // the number with its fraction
   std::string string;
   std::vector<Json> array;
   std::map<std::string, Json> object;
@@ -103,6 +104,11 @@ private:
       if (end == m_i) fail("unexpected character");
       v.type = Json::Type::Number;
       v.number = std::stoll(m_s.substr(m_i, end - m_i));
+      if (end < m_s.size() && m_s[end] == '.') {  // a fraction: kept whole in `real`
+        ++end;
+        while (end < m_s.size() && m_s[end] >= '0' && m_s[end] <= '9') ++end;
+      }
+      v.real = std::stod(m_s.substr(m_i, end - m_i));
       m_i = end;
     }
     return v;

@@ -84,7 +84,7 @@ expect_lacks() {
 }
 
 # 1. Commands.
-expect_exact "affix " run pin show topo explain socket: node: die: llc: core: cpu: kind: all self
+expect_exact "affix " run pin show topo explain watch socket: node: die: llc: core: cpu: kind: all self
 expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
@@ -93,6 +93,7 @@ expect_exact "affix show --" --json --pinned --root --help
 expect_exact "affix pin 0 --s" --spread --slice
 expect_exact "affix explain --r" --root
 expect_exact "affix topo -" --json --root -h --help
+expect_exact "affix watch -" -i --interval -c --count --threads --json -h --help
 # 3. Option values.
 expect_exact "affix --mem " bind preferred interleave local
 expect_exact "affix --mem i" interleave
@@ -118,13 +119,15 @@ expect_exact "affix explain --root $corpora/16em64t-4s2c2t core:" all $(seq 0 7)
 expect_exact "affix explain --root $corpora/16em64t-4s2c2t socket:0+so" 0+socket:
 expect_exact "affix socket:0.c" 0.core: 0.cpu:
 expect_exact "affix pin --exclude cpu:" all $(seq 0 $(($(getconf _NPROCESSORS_ONLN) - 1)))
-# 5. PIDs for pin and show.
+# 5. PIDs for pin, show and watch.
 sleep 300 &
 sleeper=$!
 expect_has "affix pin 0 $sleeper" "$sleeper"
 expect_has "affix show $sleeper" "$sleeper"
 expect_has "affix pin --tid 0 $sleeper" "$sleeper"
 expect_has "affix show " 1 "$sleeper"
+expect_has "affix watch -i 2 $sleeper" "$sleeper"
+expect_exact "affix watch -i " 0.5 1 2 5 10
 kill "$sleeper"
 wait "$sleeper" 2>/dev/null
 expect_lacks "affix show $sleeper" "$sleeper"

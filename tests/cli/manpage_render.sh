@@ -15,13 +15,13 @@ text=$(MANWIDTH=80 man -l "$page" 2>/dev/null)
 wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT/' )
 [[ -z $wide ]] || failed "lines wider than 80 columns: $wide"
 
-sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/READING THE MACHINE/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/SEE ALSO/"
+sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/READING THE MACHINE/WATCH/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/SEE ALSO/"
 # Every section, in the conventional order (and no other).
 order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
 [[ $order == "$sections" ]] || failed "sections: $order, want $sections"
 # One subsection per command under COMMANDS, in the order of the synopsis.
 commands=$(sed -n '/^COMMANDS$/,/^LOCATIONS$/p' <<<"$text" | grep -E '^   [a-z]+$' | tr -d ' ' | tr '\n' '/')
-[[ $commands == "run/pin/show/topo/explain/" ]] || failed "COMMANDS subsections: $commands"
+[[ $commands == "run/pin/show/topo/explain/watch/" ]] || failed "COMMANDS subsections: $commands"
 
 # What the page must say (flattened to one line, spaces squeezed).
 flat=$(tr -s ' \n' '  ' <<<"$text")

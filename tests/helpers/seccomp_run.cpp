@@ -6,7 +6,7 @@
 //   seccomp_run SYSCALL[,SYSCALL...] ERRNO PROGRAM [ARG...]
 //
 // SYSCALL: set_mempolicy, mbind, migrate_pages, sched_setaffinity,
-// sched_getaffinity, get_mempolicy. ERRNO: EPERM, EINVAL, ESRCH, EACCES,
+// sched_getaffinity, get_mempolicy, perf_event_open. ERRNO: EPERM, EINVAL, ESRCH, EACCES,
 // ENOSYS. Raw BPF through prctl(PR_SET_SECCOMP); no libseccomp needed.
 // Exit status 120 when the helper itself fails.
 #include <errno.h>
@@ -40,6 +40,7 @@ int syscall_number(const std::string& name) {
   if (name == "migrate_pages") return SYS_migrate_pages;
   if (name == "sched_setaffinity") return SYS_sched_setaffinity;
   if (name == "sched_getaffinity") return SYS_sched_getaffinity;
+  if (name == "perf_event_open") return SYS_perf_event_open;
   return -1;
 }
 

@@ -1,0 +1,215 @@
+// affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]
+//
+// Parse, read the topology, open the migration events (or say why the
+// counts are sampled), then sample every interval until -c N intervals,
+// SIGINT or SIGTERM, and print the summary. Changes nothing.
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli_errors.hpp"
+#include "commands.hpp"
+#include "diag.hpp"
+#include "error.hpp"
+#include "perf_events.hpp"
+#include "proc.hpp"
+#include "topology.hpp"
+#include "watch_output.hpp"
+#include "watch_tracker.hpp"
+
+namespace affix {
+
+namespace {
+
+struct WatchOptions {
+  double interval = 1.0;
+  unsigned long count = 0;  // 0: until interrupted
+  bool threads = false;
+  bool json = false;
+  std::vector<pid_t> pids;
+};
+
+// "0.5", "2", "1.25": seconds from 0.1 to 3600.
+std::optional<double> parse_seconds(const std::string& text) {
+  if (text.empty() || text.size() > 16 || text.find_first_not_of("0123456789.") != std::string::npos ||
+      text.front() == '.' || text.back() == '.' || text.find('.') != text.rfind('.'))
+    return std::nullopt;
+  double v = std::strtod(text.c_str(), nullptr);
+  if (!(v >= 0.1 && v <= 3600)) return std::nullopt;
+  return v;
+}
+
+std::optional<WatchOptions> parse_watch(const Args& args) {
+  WatchOptions o;
+  std::string interval, count;
+  std::vector<std::string> pids;
+  CLI::App app{"How often threads move between cores, caches, nodes and sockets, and where their\n"
+               "memory is: every interval, per process (per thread with --threads), until -c N\n"
+               "intervals, Ctrl-C or SIGTERM; then a summary. Without a PID, every process.",
+               "affix watch"};
+  app.add_option("-i,--interval", interval, "seconds between samples, 0.1 to 3600 (default 1)")
+      ->type_name("SECONDS");
+  app.add_option("-c,--count", count, "stop after N intervals (default: when interrupted)")->type_name("N");
+  app.add_flag("--threads", o.threads, "one row per thread")->disable_flag_override();
+  app.add_flag("--json", o.json, "JSON Lines: one object per interval, then the summary")
+      ->disable_flag_override();
+  app.add_option("PID", pids, "process IDs (default: every process)")->type_name("");
+  app.footer("Exit status: 0 success (also after Ctrl-C or SIGTERM); 1 no named process exists;\n"
+             "2 usage error.");
+  if (!parse_cli11(app, args, "watch")) return std::nullopt;
+  if (!interval.empty()) {
+    auto v = parse_seconds(interval);
+    if (!v) throw Error(ErrorKind::Usage, fmt::format("invalid interval '{}': expected seconds from 0.1 to 3600", interval));
+    o.interval = *v;
+  }
+  if (!count.empty()) {
+    auto v = parse_decimal(count, 1000000000);
+    if (!v || *v == 0)
+      throw Error(ErrorKind::Usage, fmt::format("invalid count '{}': expected a number of intervals from 1 to 1000000000", count));
+    o.count = static_cast<unsigned long>(*v);
+  }
+  for (const auto& text : pids) {
+    auto pid = parse_pid(text);
+    if (!pid) throw Error(ErrorKind::Usage, fmt::format("invalid PID '{}': expected a number from 1 to 4194304", text));
+    if (std::find(o.pids.begin(), o.pids.end(), *pid) == o.pids.end()) o.pids.push_back(*pid);
+  }
+  return o;
+}
+
+volatile sig_atomic_t g_stop = 0;
+void on_stop(int) { g_stop = 1; }
+
+// SIGINT and SIGTERM end the watch: blocked except while it sleeps, so that
+// one arriving at any other moment is taken at the next sleep.
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, nullptr);
+}
+
+// Sleeps until `deadline_ns` with the stop signals let in; false where one came.
+bool sleep_until(MigrationEvents* events, uint64_t deadline_ns) {
+  if (events) return events->wait_until(deadline_ns);
+  for (;;) {
+    uint64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    uint64_t left = deadline_ns - now;
+    timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+    sigset_t none;
+    sigemptyset(&none);
+    if (ppoll(nullptr, 0, &ts, &none) < 0 && errno == EINTR) return false;
+  }
+}
+
+std::string machine_text(const Topology& topo) {
+  auto plural = [](size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); };
+  return fmt::format("{}, {}, {}", plural(topo.sockets.size(), "socket", "sockets"),
+                     plural(topo.numa.size(), "node", "nodes"), plural(topo.online.count(), "CPU", "CPUs"));
+}
+
+// Data pages of each thread's ring: 32 MiB of rings in all where the named
+// processes have few threads, at least one page each (one for the machine).
+unsigned ring_pages(const SysRoot& root, const std::vector<pid_t>& pids) {
+  if (pids.empty()) return 1;
+  long threads = 0;
+  for (pid_t pid : pids) {
+    try {
+      if (auto st = read_stat(root, proc_dir(pid))) threads += st->num_threads;
+    } catch (const Error&) {
+    }
+  }
+  unsigned pages = 16;
+  while (pages > 1 && static_cast<long>(pages) * std::max(threads, 1L) > 8192) pages /= 2;
+  return pages;
+}
+
+// One open file per thread for its event: as many as the hard limit allows.
+void raise_open_files() {
+  rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+size_t screen_rows() {
+  winsize ws{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row < 8) return 0;
+  return ws.ws_row - 8u;  // the header (up to 6 lines), the column titles, a "more" line
+}
+
+void emit(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int command_watch(const Args& args) {
+  auto parsed = parse_watch(args);
+  if (!parsed) return k_exit_ok;
+  const WatchOptions& o = *parsed;
+  SysRoot root("/");
+  Topology topo = read_topology(root);
+  LevelMap levels(topo);
+  raise_open_files();
+  std::string why_not;
+  std::unique_ptr<MigrationEvents> events = open_migration_events(ring_pages(root, o.pids), why_not);
+  WatchHeader header;
+  header.machine = machine_text(topo);
+  header.interval = o.interval;
+  header.threads = o.threads;
+  header.mode = events ? "exact: the kernel's cpu-migrations event of every thread"
+                       : fmt::format("sampled: moves from se.nr_migrations, levels estimated from the CPUs seen; "
+                                     "{}; for exact counts run as root, with CAP_PERFMON, or with "
+                                     "kernel.perf_event_paranoid <= 1",
+                                     why_not);
+  catch_stop_signals();
+  WatchTracker tracker(root, topo, events.get(), o.pids, o.threads);
+  auto missing = tracker.start();
+  if (!o.pids.empty() && missing.size() == o.pids.size()) {
+    std::string list;
+    for (pid_t pid : missing) list += (list.empty() ? "" : ", ") + std::to_string(pid);
+    throw Error(ErrorKind::Runtime, fmt::format("no such process: {}", list));
+  }
+  for (pid_t pid : missing) print_warning(fmt::format("no such process: {}; watching the others", pid));
+  const bool screen = !o.json && isatty(STDOUT_FILENO);
+  const uint64_t start = monotonic_ns();
+  const uint64_t step = static_cast<uint64_t>(std::llround(o.interval * 1e9));
+  double last = 0, now = 0;
+  for (unsigned long k = 0; !g_stop && (o.count == 0 || k < o.count); ++k) {
+    sleep_until(events.get(), start + (k + 1) * step);
+    now = static_cast<double>(monotonic_ns() - start) / 1e9;
+    IntervalReport report = tracker.sample(now, now - last);
+    last = now;
+    if (o.json) emit(watch_json_line(report));
+    else if (screen) emit("\x1b[H\x1b[2J" + watch_text(header, report, levels, screen_rows()));
+    else emit(watch_text(header, report, levels) + "\n");
+  }
+  WatchSummary summary = tracker.summary(now);
+  if (o.json) emit(watch_json_summary(summary));
+  else emit((screen ? "\n" : "") + watch_text_summary(header, summary, levels));
+  return k_exit_ok;
+}
+
+}  // namespace affix

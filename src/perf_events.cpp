@@ -1,0 +1,264 @@
+// The cpu-migrations event of perf_event_open, per thread, each with its own
+// mmap'd ring (see perf_events.hpp). The only file that calls
+// perf_event_open. The probe's thread moves itself between two of affix's
+// own CPUs, so this file sets affinity too.
+#include "perf_events.hpp"
+
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace affix {
+
+namespace {
+
+// A sample as sample_type TID|TIME|CPU lays it out after its header.
+struct SampleBody {
+  uint32_t pid, tid;
+  uint64_t time;
+  uint32_t cpu, reserved;
+};
+constexpr size_t k_sample_size = sizeof(perf_event_header) + sizeof(SampleBody);
+
+struct Ring {
+  int fd = -1;
+  char* base = nullptr;
+  size_t length = 0;
+  Drained pending;  // drained at a watermark, not yet taken
+  bool ended = false;
+};
+
+size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+int perf_open(pid_t tid, unsigned ring_pages) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_MIGRATIONS;
+  attr.sample_period = 1;
+  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  // exclude_kernel stays 0: the event is raised from the scheduler, with
+  // kernel registers; with exclude_kernel 1 it opens and counts nothing.
+  attr.watermark = 1;
+  attr.wakeup_watermark = static_cast<uint32_t>(ring_pages * page_size() / 2);
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+std::string paranoid_level() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  std::string level;
+  if (!(in >> level)) return "unknown";
+  return level;
+}
+
+// Copies everything between the ring's tail and head into `out`.
+void drain(Ring& ring) {
+  auto* page = reinterpret_cast<perf_event_mmap_page*>(ring.base);
+  uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = page->data_tail;
+  const uint64_t size = page->data_size;
+  const char* data = ring.base + page->data_offset;
+  if (head - tail + k_sample_size > size) ring.pending.overflowed = true;  // full: the kernel drops
+  char record[k_sample_size];
+  while (tail < head) {
+    perf_event_header h;
+    std::memcpy(&h, data + tail % size, sizeof h);  // 8-byte aligned: never wraps
+    if (h.size < sizeof h) break;                   // not a record: stop here
+    if (h.type == PERF_RECORD_SAMPLE && h.size >= k_sample_size) {
+      for (size_t i = 0; i < k_sample_size; ++i) record[i] = data[(tail + i) % size];
+      SampleBody body;
+      std::memcpy(&body, record + sizeof h, sizeof body);
+      ring.pending.samples.push_back(MigrationSample{body.time, body.cpu});
+    } else if (h.type == PERF_RECORD_LOST) {
+      ring.pending.overflowed = true;
+    }
+    tail += h.size;
+  }
+  __atomic_store_n(&page->data_tail, head, __ATOMIC_RELEASE);
+}
+
+class LinuxMigrationEvents final : public MigrationEvents {
+public:
+  explicit LinuxMigrationEvents(unsigned ring_pages)
+    : m_pages(ring_pages), m_epoll(epoll_create1(EPOLL_CLOEXEC)) {}
+  ~LinuxMigrationEvents() override {
+    for (auto& [tid, ring] : m_rings) release(ring);
+    if (m_epoll >= 0) ::close(m_epoll);
+  }
+  LinuxMigrationEvents(const LinuxMigrationEvents&) = delete;
+  LinuxMigrationEvents& operator=(const LinuxMigrationEvents&) = delete;
+
+  bool usable() const { return m_epoll >= 0; }
+  int last_errno() const { return m_errno; }
+
+  OpenResult open(pid_t tid) override {
+    close(tid);
+    int fd = perf_open(tid, m_pages);
+    if (fd < 0) return failed(errno);
+    Ring ring;
+    ring.fd = fd;
+    ring.length = (1 + m_pages) * page_size();
+    void* base = mmap(nullptr, ring.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      m_errno = err;
+      return OpenResult::NoRoom;  // EPERM beyond perf_event_mlock_kb, ENOMEM
+    }
+    ring.base = static_cast<char*>(base);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = static_cast<uint64_t>(tid);
+    epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &ev);  // without it the ring is drained at intervals only
+    m_rings.emplace(tid, ring);
+    return OpenResult::Opened;
+  }
+
+  std::optional<EventTotals> totals(pid_t tid) override {
+    auto it = m_rings.find(tid);
+    if (it == m_rings.end()) return std::nullopt;
+    uint64_t values[3] = {0, 0, 0};  // count, time enabled, time running
+    if (::read(it->second.fd, values, sizeof values) != static_cast<ssize_t>(sizeof values))
+      return std::nullopt;
+    return EventTotals{values[0], values[2], it->second.ended};
+  }
+
+  Drained take(pid_t tid) override {
+    auto it = m_rings.find(tid);
+    if (it == m_rings.end()) return {};
+    drain(it->second);
+    Drained out = std::move(it->second.pending);
+    it->second.pending = Drained{};
+    return out;
+  }
+
+  void close(pid_t tid) override {
+    auto it = m_rings.find(tid);
+    if (it == m_rings.end()) return;
+    release(it->second);
+    m_rings.erase(it);
+  }
+
+  bool wait_until(uint64_t deadline_ns) override {
+    epoll_event events[64];
+    for (;;) {
+      uint64_t now = monotonic_ns();
+      if (now >= deadline_ns) return true;
+      int ms = static_cast<int>((deadline_ns - now + 999999) / 1000000);
+      sigset_t none;  // signals the caller blocks are let in here only
+      sigemptyset(&none);
+      int n = epoll_pwait(m_epoll, events, 64, ms, &none);
+      if (n < 0 && errno == EINTR) return false;
+      if (n < 0) return true;
+      for (int i = 0; i < n; ++i) {
+        auto it = m_rings.find(static_cast<pid_t>(events[i].data.u64));
+        if (it == m_rings.end()) continue;
+        drain(it->second);
+        if (events[i].events & (EPOLLHUP | EPOLLERR)) {  // the thread exited
+          it->second.ended = true;
+          epoll_ctl(m_epoll, EPOLL_CTL_DEL, it->second.fd, nullptr);
+        }
+      }
+    }
+  }
+
+private:
+  OpenResult failed(int err) {
+    m_errno = err;
+    if (err == ESRCH) return OpenResult::Gone;
+    if (err == EMFILE || err == ENFILE || err == ENOMEM) return OpenResult::NoRoom;
+    return OpenResult::Refused;
+  }
+  static void release(Ring& ring) {
+    if (ring.base) munmap(ring.base, ring.length);
+    if (ring.fd >= 0) ::close(ring.fd);
+    ring.base = nullptr;
+    ring.fd = -1;
+  }
+
+  unsigned m_pages;
+  int m_epoll;
+  int m_errno = 0;
+  std::unordered_map<pid_t, Ring> m_rings;
+};
+
+bool move_self_to(unsigned cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+// The probe: a thread of affix's own moves to one CPU it may use, then to
+// another, with the event open. Returns "" where the kernel counted the
+// move or no move could be made (one CPU only: nothing to prove); else why.
+std::string probe(LinuxMigrationEvents& events) {
+  cpu_set_t mine;
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) < 2) return {};
+  int a = -1, b = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE && b < 0; ++cpu) {
+    if (!CPU_ISSET(cpu, &mine)) continue;
+    (a < 0 ? a : b) = cpu;
+  }
+  std::atomic<pid_t> tid{0};
+  std::atomic<int> stage{0};  // 0 wait, 1 move, 2 moved, 3 could not move
+  std::thread mover([&] {
+    tid = static_cast<pid_t>(syscall(SYS_gettid));
+    tid.notify_one();
+    stage.wait(0);
+    bool moved = move_self_to(static_cast<unsigned>(a)) && move_self_to(static_cast<unsigned>(b));
+    stage = moved ? 2 : 3;
+  });
+  tid.wait(0);
+  OpenResult opened = events.open(tid);
+  stage = 1;
+  stage.notify_one();
+  mover.join();
+  if (opened != OpenResult::Opened) {
+    return fmt::format("perf_event_open: {} (kernel.perf_event_paranoid = {})",
+                       std::strerror(events.last_errno()), paranoid_level());
+  }
+  auto totals = events.totals(tid);
+  auto drained = events.take(tid);
+  events.close(tid);
+  if (stage == 3) return {};  // affix may not move itself: nothing proven either way
+  if (!totals || totals->count == 0 || drained.samples.empty())
+    return "the cpu-migrations event opens but counts nothing here";
+  return {};
+}
+
+}  // namespace
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::unique_ptr<MigrationEvents> open_migration_events(unsigned ring_pages, std::string& why_not) {
+  auto events = std::make_unique<LinuxMigrationEvents>(ring_pages);
+  if (!events->usable()) {
+    why_not = fmt::format("epoll_create1: {}", std::strerror(errno));
+    return nullptr;
+  }
+  why_not = probe(*events);
+  if (!why_not.empty()) return nullptr;
+  return events;
+}
+
+}  // namespace affix

@@ -1,0 +1,104 @@
+// `affix watch --json`: JSON Lines as the contract shows them.
+#include <cmath>
+
+#include "json.hpp"
+#include "watch_output.hpp"
+
+namespace affix {
+
+namespace {
+
+constexpr Crossing k_levels[] = {Crossing::Smt, Crossing::Core, Crossing::Llc, Crossing::Node,
+                                 Crossing::Socket};
+
+uint64_t ms(uint64_t ns) { return (ns + 500000) / 1000000; }
+
+void activity(JsonWriter& j, const Activity& a) {
+  j.key("migrations");
+  j.begin_object();
+  j.field("total", a.migrations.total());
+  for (Crossing c : k_levels) j.field(crossing_name(c), a.migrations[c]);
+  j.end_object();
+  j.key("switches");
+  j.begin_object();
+  j.field("voluntary", a.voluntary);
+  j.field("involuntary", a.involuntary);
+  j.end_object();
+  j.field("cpu_ms", ms(a.cpu_ns));
+}
+
+void thread(JsonWriter& j, const ThreadReport& t) {
+  j.begin_object();
+  j.field("tid", t.tid);
+  j.field("comm", t.comm);
+  j.key("cpu");
+  if (t.cpu >= 0) j.value(t.cpu);
+  else j.null();
+  activity(j, t.activity);
+  j.field("exact", t.exact);
+  j.field("exited", t.exited);
+  j.end_object();
+}
+
+void process(JsonWriter& j, const ProcessReport& p, bool summary) {
+  j.begin_object();
+  j.field("pid", p.pid);
+  j.field("comm", p.comm);
+  j.field("threads", p.threads);
+  j.field("cpus_ran", format_cpulist(p.cpus_ran));
+  activity(j, p.activity);
+  j.key("memory_pages");
+  if (p.pages) {
+    j.begin_object();
+    for (const auto& [node, pages] : *p.pages) j.field(std::to_string(node), pages);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.field("remote_pages", p.remote_pages);
+  j.field("exact", p.exact);
+  j.field("exited", p.exited);
+  if (summary) j.field("seconds", p.seconds);
+  if (!p.thread_list.empty()) {
+    j.key("thread_list");
+    j.begin_array();
+    for (const auto& t : p.thread_list) thread(j, t);
+    j.end_array();
+  }
+  j.end_object();
+}
+
+}  // namespace
+
+std::string watch_json_line(const IntervalReport& report) {
+  JsonWriter j;
+  j.begin_object();
+  j.field("time", report.time);
+  j.field("interval", report.interval);
+  j.field("exact", report.exact);
+  j.key("processes");
+  j.begin_array();
+  for (const auto& p : report.processes) process(j, p, false);
+  j.end_array();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+std::string watch_json_summary(const WatchSummary& summary) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("summary");
+  j.begin_object();
+  j.field("duration", summary.duration);
+  j.field("exact", summary.exact);
+  j.key("processes");
+  j.begin_array();
+  for (const auto& p : summary.processes) process(j, p, true);
+  j.end_array();
+  if (summary.unlisted) j.field("unlisted_exited", summary.unlisted);
+  j.end_object();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+}  // namespace affix

@@ -1,0 +1,35 @@
+#include "watch_pages.hpp"
+
+#include <set>
+
+#include "error.hpp"
+#include "perf_events.hpp"
+
+namespace affix {
+
+std::optional<NodePages> ProcessPages::update(const SysRoot& root, pid_t pid, double time) {
+  if (time < m_due) return m_pages;
+  uint64_t start = monotonic_ns();
+  try {
+    if (auto pages = read_numa_maps(root, pid)) m_pages = std::move(pages);
+  } catch (const Error&) {
+    // larger than affix reads: the last reading stays
+  }
+  schedule(time, static_cast<double>(monotonic_ns() - start) / 1e9);
+  return m_pages;
+}
+
+std::optional<uint64_t> remote_pages(const std::optional<NodePages>& pages, const CpuSet& cpus_ran,
+                                     const Topology& topo) {
+  if (!pages || cpus_ran.empty()) return std::nullopt;
+  std::set<long> nodes;
+  cpus_ran.for_each([&](unsigned cpu) {
+    if (cpu < topo.cpus.size()) nodes.insert(topo.cpus[cpu].node);
+  });
+  uint64_t remote = 0;
+  for (const auto& [node, count] : *pages)
+    if (!nodes.count(static_cast<long>(node))) remote += count;
+  return remote;
+}
+
+}  // namespace affix

@@ -1,0 +1,71 @@
+#pragma once
+// What `affix watch` reports: per thread and per process, for one interval
+// or (the summary) for the whole run. watch_tracker.cpp fills these;
+// watch_text.cpp and watch_json.cpp print them.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cpuset.hpp"
+#include "migration_level.hpp"
+#include "proc.hpp"
+
+namespace affix {
+
+struct Activity {
+  Migrations migrations;
+  uint64_t voluntary = 0;    // context switches
+  uint64_t involuntary = 0;
+  uint64_t cpu_ns = 0;       // CPU time used
+  Activity& operator+=(const Activity& o) {
+    migrations += o.migrations;
+    voluntary += o.voluntary;
+    involuntary += o.involuntary;
+    cpu_ns += o.cpu_ns;
+    return *this;
+  }
+  bool idle() const { return migrations.total() == 0 && voluntary == 0 && involuntary == 0 && cpu_ns == 0; }
+};
+
+struct ThreadReport {
+  pid_t tid = 0;
+  std::string comm;
+  long cpu = -1;        // the CPU it was last on
+  Activity activity;
+  bool exact = false;   // every migration seen with its CPUs
+  bool exited = false;  // exited during the interval (reported up to its exit)
+};
+
+struct ProcessReport {
+  pid_t pid = 0;
+  std::string comm;
+  unsigned threads = 0;  // threads reported (live at the sample, or exited during the interval)
+  CpuSet cpus_ran;       // CPUs its threads ran on; where none ran, those they last ran on
+  Activity activity;
+  std::optional<NodePages> pages;       // numa_maps; nullopt where it cannot be read
+  std::optional<uint64_t> remote_pages; // pages on nodes none of cpus_ran is on
+  bool exact = false;
+  bool exited = false;
+  double seconds = 0;    // summary: how long it was watched
+  std::vector<ThreadReport> thread_list;  // ascending TID
+};
+
+struct IntervalReport {
+  double time = 0;      // seconds since the watch started
+  double interval = 0;  // seconds this interval lasted
+  bool exact = false;   // every thread reported was counted exactly
+  std::vector<ProcessReport> processes;  // ascending PID
+};
+
+struct WatchSummary {
+  double duration = 0;
+  bool exact = false;
+  std::vector<ProcessReport> processes;  // ascending PID; totals over the run
+  size_t unlisted = 0;  // exited processes beyond the 10,000 the summary lists
+};
+
+}  // namespace affix

@@ -1,0 +1,166 @@
+// `affix watch` for people, in 80 columns: one block (or screen) per
+// interval, and the summary table. Each process is a row of rates and a
+// line under it that says where it ran and where its pages are. Names from
+// processes go through printable().
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "text.hpp"
+#include "watch_output.hpp"
+
+namespace affix {
+
+namespace {
+
+constexpr Crossing k_columns[] = {Crossing::Socket, Crossing::Node, Crossing::Llc, Crossing::Core,
+                                  Crossing::Smt};
+constexpr size_t k_width = 78;  // where the header's lines are wrapped
+
+double per_second(uint64_t n, double seconds) { return seconds > 0 ? static_cast<double>(n) / seconds : 0.0; }
+
+// socket, node, total: the order rows are shown in (most first).
+std::tuple<uint64_t, uint64_t, uint64_t> weight(const Activity& a) {
+  return {a.migrations[Crossing::Socket], a.migrations[Crossing::Node], a.migrations.total()};
+}
+
+// A number in 5 columns: "0", "2.5", "399", "12k".
+std::string cell(double v) {
+  if (v <= 0) return fmt::format("{:>5}", "0");
+  if (v < 9.95) return fmt::format("{:>5.1f}", v);
+  if (v < 9999.5) return fmt::format("{:>5.0f}", v);
+  return fmt::format("{:>4.0f}k", std::min(v / 1000, 9999.0));
+}
+
+// MIG SOCK NODE LLC CORE SMT VCSW ICSW, per second, then the last column.
+std::string cells(const Activity& a, double seconds, double last) {
+  std::string out = cell(per_second(a.migrations.total(), seconds));
+  for (Crossing c : k_columns) out += cell(per_second(a.migrations[c], seconds));
+  out += cell(per_second(a.voluntary, seconds)) + cell(per_second(a.involuntary, seconds)) + cell(last);
+  return out;
+}
+
+const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW";
+
+std::string pages_text(const ProcessReport& p) {
+  if (!p.pages) return "unknown";
+  std::string out;
+  for (const auto& [node, pages] : *p.pages) {
+    if (pages == 0) continue;
+    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, pages);
+  }
+  return out.empty() ? "none" : out;
+}
+
+// "; 0.6% remote" (of its pages, on nodes where it did not run).
+std::string remote_text(const ProcessReport& p) {
+  if (!p.remote_pages || !p.pages) return "";
+  uint64_t total = 0;
+  for (const auto& [node, pages] : *p.pages) total += pages;
+  if (total == 0) return "";
+  return fmt::format(", {:.1f}% remote",
+                     100.0 * static_cast<double>(*p.remote_pages) / static_cast<double>(total));
+}
+
+// The line under a process's row.
+std::string detail(const ProcessReport& p, const LevelMap& levels) {
+  std::string where = p.cpus_ran.empty() ? "-" : levels.describe(p.cpus_ran);
+  if (!where.empty() && where[0] >= '0' && where[0] <= '9') where = (p.cpus_ran.count() == 1 ? "CPU " : "CPUs ") + where;
+  return fmt::format("        {} thread{}, ran on {}; pages {}{}{}\n", p.threads, p.threads == 1 ? "" : "s", where,
+                     pages_text(p), remote_text(p), p.exited ? "; exited" : "");
+}
+
+std::string name(const std::string& comm) { return fmt::format("{:<15}", printable(comm)); }
+
+// Words of `text` in lines of at most k_width columns.
+std::string wrap(const std::string& text) {
+  std::string out, line;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    std::string word = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? text.size() : end + 1;
+    if (!line.empty() && line.size() + 1 + word.size() > k_width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+std::string header_text(const WatchHeader& h, double time, size_t processes, size_t threads) {
+  return fmt::format("affix watch: {}; every {:g} s; at {:.1f} s\n", h.machine, h.interval, time) +
+         wrap(h.mode) +
+         fmt::format("{} process{}, {} thread{}; per second:\n", processes, processes == 1 ? "" : "es", threads,
+                     threads == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string watch_text(const WatchHeader& header, const IntervalReport& report, const LevelMap& levels,
+                       size_t max_rows) {
+  size_t threads = 0;
+  for (const auto& p : report.processes) threads += p.threads;
+  std::string out = header_text(header, report.time, report.processes.size(), threads);
+  if (!report.exact && header.mode.rfind("exact", 0) == 0)
+    out += "not exact in this interval: some moves counted from se.nr_migrations\n";
+  const double s = report.interval;
+  std::vector<std::string> rows;  // each row with its detail line, if any
+  if (header.threads) {
+    out += fmt::format("    PID     TID COMM            CPU{} CPU%\n", k_titles);
+    std::vector<std::pair<const ProcessReport*, const ThreadReport*>> all;
+    for (const auto& p : report.processes)
+      for (const auto& t : p.thread_list) all.emplace_back(&p, &t);
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return weight(a.second->activity) > weight(b.second->activity); });
+    for (const auto& [p, t] : all) {
+      rows.push_back(fmt::format("{:>7} {:>7} {} {:>3}{}\n", p->pid, t->tid, name(t->comm),
+                                 t->cpu >= 0 ? std::to_string(t->cpu) : "-",
+                                 cells(t->activity, s, 100.0 * static_cast<double>(t->activity.cpu_ns) / 1e9 / s)));
+    }
+  } else {
+    out += fmt::format("    PID COMM           {} CPU%\n", k_titles);
+    std::vector<const ProcessReport*> all;
+    for (const auto& p : report.processes) all.push_back(&p);
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto* a, const auto* b) { return weight(a->activity) > weight(b->activity); });
+    for (const auto* p : all) {
+      rows.push_back(fmt::format("{:>7} {}{}\n", p->pid, name(p->comm),
+                                 cells(p->activity, s, 100.0 * static_cast<double>(p->activity.cpu_ns) / 1e9 / s)) +
+                     detail(*p, levels));
+    }
+  }
+  size_t lines_per_row = header.threads ? 1 : 2;
+  size_t shown = max_rows == 0 ? rows.size() : std::min(rows.size(), std::max<size_t>(1, max_rows / lines_per_row));
+  for (size_t i = 0; i < shown; ++i) out += rows[i];
+  if (shown < rows.size()) out += fmt::format("({} more rows)\n", rows.size() - shown);
+  return out;
+}
+
+std::string watch_text_summary(const WatchHeader& header, const WatchSummary& summary, const LevelMap& levels) {
+  std::string out = fmt::format("summary of {:.1f} s ({}); per second of the time each was watched:\n",
+                                summary.duration, summary.exact ? "exact" : "not exact");
+  out += fmt::format("    PID COMM           {} CPU s\n", k_titles);
+  std::vector<const ProcessReport*> all;
+  for (const auto& p : summary.processes) all.push_back(&p);
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto* a, const auto* b) { return weight(a->activity) > weight(b->activity); });
+  for (const auto* p : all) {
+    out += fmt::format("{:>7} {}{}\n", p->pid, name(p->comm),
+                       cells(p->activity, p->seconds, static_cast<double>(p->activity.cpu_ns) / 1e9));
+    out += detail(*p, levels);
+    if (!header.threads || p->thread_list.empty()) continue;
+    out += "        its threads (TID COMM ...):\n";
+    for (const auto& t : p->thread_list) {
+      out += fmt::format("{:>7} {}{}{}\n", t.tid, name(t.comm),
+                         cells(t.activity, p->seconds, static_cast<double>(t.activity.cpu_ns) / 1e9),
+                         t.exited ? " exited" : "");
+    }
+  }
+  if (summary.unlisted) out += fmt::format("({} more processes exited, not listed)\n", summary.unlisted);
+  return out;
+}
+
+}  // namespace affix

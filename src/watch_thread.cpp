@@ -1,0 +1,177 @@
+#include "watch_thread.hpp"
+
+#include "proc.hpp"
+
+namespace affix {
+
+namespace {
+
+uint64_t delta(uint64_t now, uint64_t before) { return now > before ? now - before : 0; }
+
+void mark(CpuSet& set, long cpu) {
+  if (cpu >= 0 && cpu < static_cast<long>(k_max_id)) set.set(static_cast<unsigned>(cpu));
+}
+
+}  // namespace
+
+Migrations estimate_moves(const LevelMap& levels, uint64_t count, long before, long now,
+                          const CpuSet& thread_seen, const CpuSet& process_seen) {
+  Migrations m;
+  if (count == 0) return m;
+  if (before >= 0 && now >= 0 && before != now) {
+    if (auto c = levels.crossing(static_cast<unsigned>(before), static_cast<unsigned>(now))) {
+      m[*c] += 1;
+      --count;
+    }
+  }
+  CpuSet seen = thread_seen;
+  mark(seen, before);
+  mark(seen, now);
+  auto level = levels.narrowest(seen);
+  if (!level) level = levels.narrowest(process_seen | seen);
+  m[level.value_or(Crossing::Core)] += count;
+  return m;
+}
+
+std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t pid, bool since_creation,
+                                                 const CpuSet& process_seen) {
+  if (cx.events) {
+    OpenResult opened = cx.events->open(m_tid);
+    if (opened == OpenResult::Gone) return std::nullopt;
+    m_has_event = opened == OpenResult::Opened;
+  }
+  // After the event is open: a move from here on is a sample, and the CPU
+  // read below is the one the first sample moves from.
+  auto gate = read_schedstat(cx.root, pid, m_tid);
+  auto st = read_stat(cx.root, task_dir(pid, m_tid));
+  auto sched = read_sched(cx.root, pid, m_tid);
+  if (!gate || !st || !sched) {
+    close(cx);
+    return std::nullopt;
+  }
+  m_comm = st->comm;
+  m_cpu = st->last_cpu;
+  mark(m_seen, m_cpu);
+  m_gate = *gate;
+  m_sched = *sched;
+  if (!m_has_event) m_gate_file = SchedStatFile(cx.root, pid, m_tid);  // where none can open: read by path
+  ThreadInterval out;
+  out.cpu = m_cpu;
+  out.exact = m_has_event;
+  if (since_creation) {
+    // Everything it did since it was created; its moves before its event
+    // was opened are the scheduler's count, their levels an estimate.
+    Activity& a = out.activity;
+    uint64_t moves = sched->nr_migrations;
+    if (moves > 0) {
+      a.migrations += estimate_moves(cx.levels, moves, -1, m_cpu, m_seen, process_seen);
+      out.exact = false;
+    }
+    a.voluntary = sched->voluntary;
+    a.involuntary = sched->involuntary;
+    a.cpu_ns = gate->run_ns;
+    out.active = !a.idle();
+    if (gate->run_ns > 0) mark(out.ran_on, m_cpu);
+  }
+  return out;
+}
+
+ThreadInterval ThreadWatch::update(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone) {
+  ThreadInterval out;
+  if (m_exited) return out;
+  if (m_has_event) update_exact(cx, pid, process_seen, gone, out);
+  else update_sampled(cx, pid, process_seen, gone, out);
+  out.cpu = m_cpu;
+  out.active = out.active || !out.activity.idle();
+  out.exited = m_exited;
+  if (m_exited) close(cx);
+  return out;
+}
+
+bool ThreadWatch::read_after_run(const WatchContext& cx, pid_t pid, ThreadInterval& out, long* stat_cpu) {
+  auto st = read_stat(cx.root, task_dir(pid, m_tid));
+  auto sched = read_sched(cx.root, pid, m_tid);
+  if (!st || !sched) return false;
+  m_comm = st->comm;
+  *stat_cpu = st->last_cpu;
+  out.activity.voluntary = delta(sched->voluntary, m_sched.voluntary);
+  out.activity.involuntary = delta(sched->involuntary, m_sched.involuntary);
+  m_sched = *sched;
+  return true;
+}
+
+void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone,
+                               ThreadInterval& out) {
+  out.exact = true;
+  Drained drained = cx.events->take(m_tid);
+  auto totals = cx.events->totals(m_tid);
+  for (const auto& s : drained.samples) {
+    long to = static_cast<long>(s.cpu);
+    mark(m_seen, to);
+    mark(out.ran_on, to);
+    if (m_cpu >= 0 && to != m_cpu) {
+      if (auto c = cx.levels.crossing(static_cast<unsigned>(m_cpu), s.cpu)) out.activity.migrations[*c] += 1;
+    }
+    m_cpu = to;
+  }
+  m_samples += drained.samples.size();
+  if (!totals) {  // the event cannot be read: this interval is what the ring had
+    out.exact = false;
+    m_exited = gone;
+    return;
+  }
+  if (drained.overflowed && totals->count > m_samples) {
+    // The ring was full: the moves it dropped are counted, at an estimated level.
+    // The moves the ring kept already span where it was to m_cpu.
+    out.activity.migrations +=
+        estimate_moves(cx.levels, totals->count - m_samples, m_cpu, m_cpu, m_seen, process_seen);
+    m_samples = totals->count;
+    out.exact = false;
+  }
+  if (drained.overflowed) out.exact = false;
+  out.activity.cpu_ns = delta(totals->run_ns, m_event.run_ns);
+  bool ran = totals->count != m_event.count || totals->run_ns != m_event.run_ns || !drained.samples.empty();
+  m_event = *totals;
+  if (ran) mark(out.ran_on, m_cpu);  // where it ran after its last move (or without one)
+  if (totals->ended || gone) {
+    m_exited = true;  // its last switches are not known: the thread's files are gone
+    return;
+  }
+  if (!ran) return;
+  long stat_cpu = -1;
+  if (!read_after_run(cx, pid, out, &stat_cpu)) m_exited = true;
+  if (m_cpu < 0) m_cpu = stat_cpu;
+}
+
+void ThreadWatch::update_sampled(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone,
+                                 ThreadInterval& out) {
+  std::optional<SchedStat> gate;
+  if (!gone) gate = m_gate_file.is_open() ? m_gate_file.read() : read_schedstat(cx.root, pid, m_tid);
+  if (!gate) {
+    m_exited = true;
+    return;
+  }
+  if (*gate == m_gate) return;  // it did not run: nothing changed
+  long now = -1;
+  SchedCounters before = m_sched;
+  if (!read_after_run(cx, pid, out, &now)) {
+    m_exited = true;
+    return;
+  }
+  uint64_t moves = delta(m_sched.nr_migrations, before.nr_migrations);
+  out.activity.migrations += estimate_moves(cx.levels, moves, m_cpu, now, m_seen, process_seen);
+  out.activity.cpu_ns = delta(gate->run_ns, m_gate.run_ns);
+  out.active = true;
+  m_gate = *gate;
+  if (moves > 0) mark(out.ran_on, m_cpu);  // it ran there, then moved
+  mark(out.ran_on, now);
+  mark(m_seen, now);
+  if (now >= 0) m_cpu = now;
+}
+
+void ThreadWatch::close(const WatchContext& cx) {
+  m_gate_file.close();
+  if (m_has_event && cx.events) cx.events->close(m_tid);
+}
+
+}  // namespace affix

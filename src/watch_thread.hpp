@@ -1,0 +1,93 @@
+#pragma once
+// One thread under `affix watch`: what it did in each interval. Exact where
+// its cpu-migrations event is open (every move with the CPU it left and the
+// one it came to); else sampled: the move count from se.nr_migrations, the
+// levels estimated from the CPUs it was seen on (see estimate_moves).
+//
+// A migration counted exactly is "the thread started running on a CPU other
+// than the one it last ran on" (perf's event: two moves it never ran between
+// are one, a move and a move back are none). se.nr_migrations counts every
+// move, run after or not: a sampled count can be higher.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+#include "migration_level.hpp"
+#include "perf_events.hpp"
+#include "sysroot.hpp"
+#include "watch_proc.hpp"
+#include "watch_report.hpp"
+
+namespace affix {
+
+struct WatchContext {
+  const SysRoot& root;
+  const LevelMap& levels;
+  MigrationEvents* events;  // nullptr: sampled mode
+};
+
+// What one thread did in one interval.
+struct ThreadInterval {
+  Activity activity;
+  CpuSet ran_on;        // CPUs it was seen running on (empty where it did not run)
+  long cpu = -1;        // the CPU it last ran on
+  bool exact = false;
+  bool active = false;  // it ran, switched or moved
+  bool exited = false;
+};
+
+// `count` moves whose CPUs were not seen, by estimated level. Where the CPU
+// seen before and the one seen now differ, one move is counted between
+// them; the others at the smallest boundary between two CPUs the thread
+// was seen on during the watch (the closest pair: most of a scheduler's
+// moves are short), else between two its process was seen on, else at
+// `core`. A thread that moves back and forth between two CPUs is counted
+// at the level between them.
+Migrations estimate_moves(const LevelMap& levels, uint64_t count, long before, long now,
+                          const CpuSet& thread_seen, const CpuSet& process_seen);
+
+class ThreadWatch {
+public:
+  explicit ThreadWatch(pid_t tid) : m_tid(tid) {}
+
+  // Opens its event (where there are events) and reads where it stands.
+  // With `since_creation` (a thread created during the watch) the returned
+  // interval holds what it did since it was created, from the scheduler's
+  // counters. nullopt where the thread is gone.
+  std::optional<ThreadInterval> begin(const WatchContext& cx, pid_t pid, bool since_creation,
+                                      const CpuSet& process_seen);
+  // What it did since the last call. `gone`: the thread list no longer has
+  // it (only its event, if any, can still be read).
+  ThreadInterval update(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone);
+  void close(const WatchContext& cx);
+
+  pid_t tid() const { return m_tid; }
+  const std::string& comm() const { return m_comm; }
+  long cpu() const { return m_cpu; }
+  bool exact() const { return m_has_event; }
+  bool exited() const { return m_exited; }
+
+private:
+  void update_exact(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone,
+                    ThreadInterval& out);
+  void update_sampled(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone,
+                      ThreadInterval& out);
+  // Reads stat and sched after the thread ran: comm, switches. False where gone.
+  bool read_after_run(const WatchContext& cx, pid_t pid, ThreadInterval& out, long* stat_cpu);
+
+  pid_t m_tid;
+  std::string m_comm;
+  long m_cpu = -1;       // the CPU it last ran on, as far as seen
+  CpuSet m_seen;         // CPUs it was seen on during the watch
+  bool m_has_event = false;
+  bool m_exited = false;
+  SchedStat m_gate;      // sampled: the cheap check whether it ran
+  SchedStatFile m_gate_file;  // sampled: where the check reads it (kept open)
+  SchedCounters m_sched; // the scheduler's counters at the last read
+  EventTotals m_event;   // exact: the event's totals at the last read
+  uint64_t m_samples = 0;  // exact: samples taken (and lost ones accounted) since open
+};
+
+}  // namespace affix

@@ -1,0 +1,287 @@
+#include "watch_tracker.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "error.hpp"
+#include "proc.hpp"
+#include "watch_pages.hpp"
+
+namespace affix {
+
+struct WatchTracker::Process {
+  pid_t pid = 0;
+  unsigned long long start_time = 0;
+  std::string comm;
+  bool kernel_thread = false;
+  std::map<pid_t, ThreadWatch> threads;         // alive, as far as known
+  std::map<pid_t, ThreadInterval> first;        // threads begun this sample: their first interval
+  std::map<pid_t, ThreadReport> thread_totals;  // with a thread list: each thread's, over the run
+  unsigned threads_seen = 0;                    // every thread seen
+  std::set<pid_t> exited_now, exited_before;    // TIDs that exited in this and the last interval
+  CpuSet seen;                                  // CPUs its threads were seen on
+  ProcessReport total;                          // over the run
+  bool reported = false;
+  bool exited = false;
+  double since = 0;  // when it started to be watched
+  ProcessPages pages;
+};
+
+namespace {
+
+constexpr size_t k_max_ended = 10000;  // exited processes listed in the summary
+
+void add_thread_report(ProcessReport& r, ThreadReport t, bool listed) {
+  r.activity += t.activity;
+  r.exact = r.exact && t.exact;
+  ++r.threads;
+  if (listed) r.thread_list.push_back(std::move(t));
+}
+
+// Two parts of one thread's interval, one after the other.
+void merge(ThreadInterval& a, const ThreadInterval& b) {
+  a.activity += b.activity;
+  a.ran_on |= b.ran_on;
+  a.exact = a.exact && b.exact;
+  a.active = a.active || b.active;
+  a.exited = b.exited;
+}
+
+ThreadReport thread_report(const ThreadWatch& t, const ThreadInterval& ti) {
+  return ThreadReport{t.tid(), t.comm(), t.cpu(), ti.activity, ti.exact, ti.exited};
+}
+
+// The main thread's stat line: the process's comm, start time and thread
+// count (/proc/PID/stat would add up the CPU time of every thread: a walk
+// over 10,000 threads at each interval).
+std::optional<StatLine> stat_of(const SysRoot& root, pid_t pid) {
+  try {
+    return read_stat(root, task_dir(pid, pid));
+  } catch (const Error&) {
+    return std::nullopt;  // not a stat line: as good as gone
+  }
+}
+
+}  // namespace
+
+WatchTracker::WatchTracker(const SysRoot& root, const Topology& topo, MigrationEvents* events,
+                           std::vector<pid_t> pids, bool thread_list)
+  : m_root(root), m_topo(topo), m_levels(topo), m_events(events), m_named(std::move(pids)),
+    m_thread_list(thread_list || !m_named.empty()) {}
+
+WatchTracker::~WatchTracker() {
+  WatchContext cx{m_root, m_levels, m_events};
+  for (auto& [pid, p] : m_live)
+    for (auto& [tid, t] : p->threads) t.close(cx);
+}
+
+std::vector<pid_t> WatchTracker::start() {
+  std::vector<pid_t> missing;
+  if (m_named.empty()) {
+    for (pid_t pid : list_pids(m_root)) add_process(pid, false, 0);
+    return missing;
+  }
+  for (pid_t pid : m_named)
+    if (!m_live.count(pid) && !add_process(pid, false, 0)) missing.push_back(pid);
+  return missing;
+}
+
+bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
+  auto st = stat_of(m_root, pid);
+  if (!st) return false;
+  auto tids = read_tasks(m_root, pid);
+  if (!tids) return false;
+  auto p = std::make_unique<Process>();
+  p->pid = pid;
+  p->start_time = st->start_time;
+  p->comm = st->comm;
+  p->kernel_thread = (st->flags & k_pf_kthread) != 0;
+  p->since = time;
+  p->total.pid = pid;
+  p->total.exact = m_events != nullptr;
+  WatchContext cx{m_root, m_levels, m_events};
+  for (pid_t tid : *tids) {
+    ThreadWatch t(tid);
+    auto first = t.begin(cx, pid, since_creation, p->seen);
+    if (!first) continue;
+    p->seen |= first->ran_on;
+    if (first->cpu >= 0 && first->cpu < static_cast<long>(k_max_id)) p->seen.set(static_cast<unsigned>(first->cpu));
+    if (since_creation) p->first.emplace(tid, *first);
+    p->threads.emplace(tid, std::move(t));
+    ++p->threads_seen;
+  }
+  if (p->threads.empty()) return false;
+  m_live.emplace(pid, std::move(p));
+  return true;
+}
+
+void WatchTracker::scan_machine(double time) {
+  for (pid_t pid : list_pids(m_root))
+    if (!m_live.count(pid)) add_process(pid, true, time);
+}
+
+IntervalReport WatchTracker::sample(double time, double interval) {
+  double before = m_time;
+  m_time = time;
+  if (m_named.empty()) scan_machine(before);
+  IntervalReport report;
+  report.time = time;
+  report.interval = interval;
+  report.exact = m_events != nullptr;
+  for (auto it = m_live.begin(); it != m_live.end();) {
+    Process& p = *it->second;
+    ProcessReport r;
+    update_process(p, r);
+    if (!m_named.empty() || !r.activity.idle()) {
+      report.exact = report.exact && r.exact;
+      p.reported = true;
+      report.processes.push_back(std::move(r));
+    }
+    if (p.exited) {
+      // Kept for the summary where it was reported, without its threads;
+      // memory stays bounded on a machine that starts processes all day.
+      p.threads.clear();
+      if (!p.reported) {
+        // never shown: nothing to sum up
+      } else if (m_ended.size() < k_max_ended) {
+        m_ended.push_back(std::move(it->second));
+      } else {
+        ++m_unlisted;
+      }
+      it = m_live.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return report;
+}
+
+void WatchTracker::update_process(Process& p, ProcessReport& r) {
+  WatchContext cx{m_root, m_levels, m_events};
+  auto st = stat_of(m_root, p.pid);
+  bool gone = !st || st->start_time != p.start_time;
+  if (!gone) p.comm = st->comm;
+  r.pid = p.pid;
+  r.comm = p.comm;
+  r.exact = m_events != nullptr;
+  CpuSet last_cpus;  // where its threads last ran: cpus_ran where none ran
+  p.exited_before = std::move(p.exited_now);
+  p.exited_now.clear();
+  auto record = [&](const ThreadWatch& t, const ThreadInterval& ti) {
+    ThreadReport tr = thread_report(t, ti);
+    if (ti.exited) p.exited_now.insert(t.tid());
+    // The summary's thread list: at most k_max_ended threads per process.
+    auto found = p.thread_totals.find(t.tid());
+    if (m_thread_list && (found != p.thread_totals.end() || p.thread_totals.size() < k_max_ended)) {
+      auto& total = p.thread_totals[t.tid()];
+      bool first_time = total.tid == 0;
+      total.tid = t.tid();
+      total.comm = t.comm();
+      total.cpu = t.cpu();
+      total.activity += ti.activity;
+      total.exact = (first_time || total.exact) && ti.exact;
+      total.exited = ti.exited;
+    }
+    r.cpus_ran |= ti.ran_on;
+    p.seen |= ti.ran_on;
+    if (ti.cpu >= 0 && ti.cpu < static_cast<long>(k_max_id)) last_cpus.set(static_cast<unsigned>(ti.cpu));
+    add_thread_report(r, std::move(tr), m_thread_list);
+  };
+  // What each thread did, ascending TID (p.threads is a map) but for the
+  // new threads appended at the end: no map built at every interval.
+  std::vector<std::pair<pid_t, ThreadInterval>> got;
+  got.reserve(p.threads.size());
+  size_t alive = 0;
+  for (auto& [tid, t] : p.threads) {
+    auto first = p.first.find(tid);
+    ThreadInterval ti = first != p.first.end() ? first->second : t.update(cx, p.pid, p.seen, gone);
+    if (!ti.exited) ++alive;
+    got.emplace_back(tid, std::move(ti));
+  }
+  const size_t known = got.size();
+  p.first.clear();
+  // The thread list changed where the kernel's count differs from the
+  // threads known alive (each of which answered above).
+  if (!gone && st->num_threads != alive) {
+    std::set<pid_t> listed;
+    if (auto tids = read_tasks(m_root, p.pid)) listed.insert(tids->begin(), tids->end());
+    for (auto& [tid, t] : p.threads) {
+      if (t.exited() || listed.count(tid)) continue;
+      auto at = std::lower_bound(got.begin(), got.begin() + static_cast<long>(known), tid,
+                                 [](const auto& e, pid_t key) { return e.first < key; });
+      merge(at->second, t.update(cx, p.pid, p.seen, true));  // gone: what its event still holds
+    }
+    for (pid_t tid : listed) {
+      // One that exited may linger in the list a moment: not a new thread.
+      if (p.threads.count(tid) || p.exited_now.count(tid) || p.exited_before.count(tid)) continue;
+      ThreadWatch t(tid);
+      auto ti = t.begin(cx, p.pid, true, p.seen);
+      if (!ti) continue;
+      ++p.threads_seen;
+      got.emplace_back(tid, std::move(*ti));
+      p.threads.emplace(tid, std::move(t));
+    }
+  }
+  for (const auto& [tid, ti] : got) record(p.threads.at(tid), ti);
+  if (r.cpus_ran.empty()) r.cpus_ran = last_cpus;
+  for (auto it = p.threads.begin(); it != p.threads.end();) {
+    if (it->second.exited()) it = p.threads.erase(it);
+    else ++it;
+  }
+  p.exited = gone || p.threads.empty();
+  r.exited = p.exited;
+  finish_report(p, r);
+}
+
+void WatchTracker::finish_report(Process& p, ProcessReport& r) {
+  std::sort(r.thread_list.begin(), r.thread_list.end(),
+            [](const ThreadReport& a, const ThreadReport& b) { return a.tid < b.tid; });
+  bool shown = !m_named.empty() || !r.activity.idle();
+  r.pages = shown && !p.exited && !p.kernel_thread ? p.pages.update(m_root, p.pid, m_time) : p.pages.last();
+  r.remote_pages = remote_pages(r.pages, r.cpus_ran, m_topo);
+  ProcessReport& t = p.total;
+  t.comm = r.comm;
+  t.activity += r.activity;
+  t.cpus_ran |= r.cpus_ran;
+  if (r.pages) t.pages = r.pages;
+  if (r.remote_pages) t.remote_pages = r.remote_pages;
+  t.exact = t.exact && r.exact;
+  t.exited = r.exited;
+  t.threads = p.threads_seen;
+  t.seconds = m_time - p.since;
+}
+
+WatchSummary WatchTracker::summary(double duration) const {
+  WatchSummary s;
+  s.duration = duration;
+  s.exact = m_events != nullptr;
+  auto add = [&](const Process& p) {
+    if (!p.reported) return;
+    ProcessReport r = p.total;
+    if (m_thread_list)
+      for (const auto& [tid, t] : p.thread_totals) r.thread_list.push_back(t);
+    s.exact = s.exact && r.exact;
+    s.processes.push_back(std::move(r));
+  };
+  for (const auto& [pid, p] : m_live) add(*p);
+  for (const auto& p : m_ended) add(*p);
+  s.unlisted = m_unlisted;
+  std::sort(s.processes.begin(), s.processes.end(),
+            [](const ProcessReport& a, const ProcessReport& b) { return a.pid < b.pid; });
+  return s;
+}
+
+size_t WatchTracker::threads_watched() const {
+  size_t n = 0;
+  for (const auto& [pid, p] : m_live) n += p->threads.size();
+  return n;
+}
+
+size_t WatchTracker::threads_exact() const {
+  size_t n = 0;
+  for (const auto& [pid, p] : m_live)
+    for (const auto& [tid, t] : p->threads) n += t.exact();
+  return n;
+}
+
+}  // namespace affix

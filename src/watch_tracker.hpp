@@ -1,0 +1,69 @@
+#pragma once
+// The processes `affix watch` follows, interval by interval: the named PIDs,
+// or every process on the machine. Threads and processes that appear are
+// picked up at the next interval (with what they did since they were
+// created); those that end are reported up to their end, in the interval
+// they ended in. Each interval gives an IntervalReport; the run a summary.
+//
+// Cost: a thread that did not run since the last interval costs one cheap
+// read (its event's totals, or /proc/.../schedstat); the thread list is read
+// only where the kernel's thread count differs from the threads known alive.
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "migration_level.hpp"
+#include "perf_events.hpp"
+#include "sysroot.hpp"
+#include "topology.hpp"
+#include "watch_report.hpp"
+#include "watch_thread.hpp"
+
+namespace affix {
+
+class WatchTracker {
+public:
+  // `pids` empty: every process on the machine. `events` nullptr: sampled.
+  // `thread_list`: report every thread (named PIDs always do).
+  WatchTracker(const SysRoot& root, const Topology& topo, MigrationEvents* events,
+               std::vector<pid_t> pids, bool thread_list);
+  ~WatchTracker();
+  WatchTracker(const WatchTracker&) = delete;
+  WatchTracker& operator=(const WatchTracker&) = delete;
+
+  // Reads where every thread stands (nothing is counted before this) and
+  // opens the events. Returns the named PIDs that do not exist.
+  std::vector<pid_t> start();
+  // What happened since the last sample (or start).
+  IntervalReport sample(double time, double interval);
+  // Totals over the run, for every process reported at least once (of
+  // those that exited, the first 10,000; `unlisted` counts the others).
+  WatchSummary summary(double duration) const;
+
+  size_t threads_watched() const;
+  size_t threads_exact() const;
+
+private:
+  struct Process;
+  void scan_machine(double time);
+  bool add_process(pid_t pid, bool since_creation, double time);
+  void update_process(Process& p, ProcessReport& report);
+  void add_threads(Process& p, const std::vector<pid_t>& tids, ProcessReport& report);
+  void finish_report(Process& p, ProcessReport& report);
+
+  SysRoot m_root;
+  Topology m_topo;
+  LevelMap m_levels;
+  MigrationEvents* m_events;
+  std::vector<pid_t> m_named;
+  bool m_thread_list;
+  double m_time = 0;
+  std::map<pid_t, std::unique_ptr<Process>> m_live;   // watched now
+  std::vector<std::unique_ptr<Process>> m_ended;      // exited and reported, kept for the summary
+  size_t m_unlisted = 0;  // exited and reported beyond the summary's limit
+};
+
+}  // namespace affix

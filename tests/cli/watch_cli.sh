@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# affix watch: its command line and errors, text off a terminal (plain
+# blocks, no escape sequences), names with escape bytes and \xff (text
+# escaped, JSON valid UTF-8), the whole machine, --threads, Ctrl-C.
+. "$(dirname "$0")/watch_lib.bash"
+
+run_affix watch 4194304
+check "a PID that does not exist" "1 affix: error: no such process: 4194304" "$RC $ERR"
+run_affix watch 4194304 4194303
+check "no PID exists" "1 affix: error: no such process: 4194304, 4194303" "$RC $ERR"
+run_affix watch -i 0 $$
+check "interval 0" "2 affix: error: invalid interval '0': expected seconds from 0.1 to 3600" "$RC $ERR"
+run_affix watch -i 3600.5 $$
+check "interval too long" "2" "$RC"
+run_affix watch -i 1e3 $$
+check "interval not a decimal" "2 affix: error: invalid interval '1e3': expected seconds from 0.1 to 3600" "$RC $ERR"
+run_affix watch -c 0 $$
+check "count 0" "2 affix: error: invalid count '0': expected a number of intervals from 1 to 1000000000" "$RC $ERR"
+run_affix watch x
+check "a PID that is not a number" "2 affix: error: invalid PID 'x': expected a number from 1 to 4194304" "$RC $ERR"
+run_affix watch --jsn
+check "unknown option" "2 affix: error: unknown option '--jsn' for 'watch'|affix: hint: did you mean '--json'?" \
+  "$RC $(tr '\n' '|' <<<"$ERR" | sed 's/|$//')"
+run_affix watch --json=1 $$
+check "a flag with a value" "2 affix: error: option '--json' takes no value" "$RC $(head -n 1 <<<"$ERR")"
+run_affix watch --help
+check_match "--help" "*-i,--interval SECONDS*-c,--count N*--threads*--json*" "$RC $OUT"
+
+name=$'\e[31m\xffevil\n'
+start_hopper 0 1 10 "$name"
+
+run_affix watch -c 2 -i 0.1 4194304 "$HOP_PID"
+check "a missing PID among others: a warning" "0 affix: warning: no such process: 4194304; watching the others" "$RC $ERR"
+check "text: no escape sequence" "" "$(grep -c $'\e' <<<"$OUT" | grep -v '^0$')"
+check "text: two blocks and the summary" "2 1" \
+  "$(grep -c '^affix watch: 1 socket' <<<"$OUT" | tr '\n' ' ')$(grep -c '^summary of ' <<<"$OUT")"
+check_match "text: the header says the interval" "affix watch: 1 socket, 1 node, 2 CPUs; every 0.1 s; at * s" \
+  "$(head -n 1 <<<"$OUT")"
+check "text: the header says the mode" "exact: the kernel's cpu-migrations event of every thread" "$(sed -n 2p <<<"$OUT")"
+check "text: every line in 80 columns" "" "$(awk 'length > 80' <<<"$OUT")"
+check_match "text: the name escaped" "*$HOP_PID \\\\e[31m\\\\xffevil\\\\n *" "$(grep -m 1 "^ *$HOP_PID " <<<"$OUT")"
+
+# On a terminal (script(1) gives it one): a screen cleared and redrawn at
+# each interval, then the summary under the last one.
+screen=$(script -qec "'$AFFIX' watch -c 2 -i 0.1 $HOP_PID" /dev/null | tr -d '\r')
+check "terminal: each interval clears the screen" "2" "$(grep -c $'^\e\\[H\e\\[2Jaffix watch: ' <<<"$screen")"
+check "terminal: then the summary" "1" "$(grep -c '^summary of ' <<<"$screen")"
+
+run_affix watch -c 1 -i 0.1 --threads "$HOP_PID"
+check "--threads: a row per thread" "$HOP_PID $HOP_TID $STEADY_TID" \
+  "$(sed '/^summary of/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 13 {print $2}' | sort -n | tr '\n' ' ' | sed 's/ $//')"
+
+run_affix watch --json -c 2 -i 0.1 "$HOP_PID"
+check "JSON: valid UTF-8" "0" "$(iconv -f UTF-8 -t UTF-8 "$tmp/out" > /dev/null 2>&1; echo $?)"
+check "JSON: three lines, each a JSON object" "3" "$(jq -c 'objects' <<<"$OUT" | wc -l)"
+check "JSON: the name, its bad byte replaced" "$(printf '\e[31m\xef\xbf\xbdevil\n')" \
+  "$(head -n 1 <<<"$OUT" | jq -j '.processes[0].comm')"
+check "JSON: the contract's fields" \
+  "comm cpu_ms cpus_ran exact exited memory_pages migrations pid remote_pages switches thread_list threads" \
+  "$(head -n 1 <<<"$OUT" | jq -r '.processes[0] | keys | join(" ")')"
+check "JSON: levels" "core llc node smt socket total" \
+  "$(head -n 1 <<<"$OUT" | jq -r '.processes[0].migrations | keys | join(" ")')"
+check "JSON: interval fields" "true 0.1 3" \
+  "$(head -n 1 <<<"$OUT" | jq -r '"\(.exact) \(.interval * 10 | round / 10) \(.processes[0].threads)"')"
+check "JSON: the summary" "1 $HOP_PID" "$(tail -n 1 <<<"$OUT" | jq -r '"\(.summary.processes | length) \(.summary.processes[0].pid)"')"
+
+# The whole machine: the hopper's steady thread runs every 5 ms, so its
+# process is listed; affix itself too.
+run_affix watch --json -c 1 -i 0.3
+check "machine: exit status" "0" "$RC"
+check "machine: the hopper is listed" "1" "$(head -n 1 <<<"$OUT" | jq "[.processes[] | select(.pid == $HOP_PID)] | length")"
+check "machine: no thread list without --threads" "null" \
+  "$(head -n 1 <<<"$OUT" | jq -c ".processes[] | select(.pid == $HOP_PID) | .thread_list")"
+
+# Ctrl-C ends the watch with the summary, exit 0.
+rm -f "$tmp/int.out"
+"$AFFIX" watch -i 0.1 "$HOP_PID" > "$tmp/int.out" 2>&1 &
+watcher=$!
+wait_file "$tmp/int.out"
+kill -INT "$watcher"
+wait "$watcher"
+check "SIGINT: exit 0" "0" "$?"
+check "SIGINT: the summary" "1" "$(grep -c '^summary of ' "$tmp/int.out")"
+finish

@@ -1,0 +1,38 @@
+# vm-perf-events (guest/init holds one perf event from boot to poweroff)
+# vm-topologies: 2s2c2t-2n
+# The worked example of the README and the man page (WATCH), made here on
+# a real kernel: a program of 10 threads that the scheduler moves across
+# both sockets; `affix watch` shows it, `affix pin socket:0` binds it, and
+# `affix watch` then shows no move across sockets. The outputs are printed
+# between "@@example" markers, as they were printed (scripts/watch-example
+# pastes them into the documents).
+. "$VM_LIB"
+workers 10 1000 1000 --ready workers.ready > /dev/null &
+wp=$!
+wait_for workers.ready || { finish; exit; }
+pid=$(cut -d' ' -f2 workers.ready)
+example() {  # example COMMAND...: run it, print it with its output
+  echo "@@example \$ $*"
+  "$@" > ex.out 2>&1
+  rc=$?
+  sed "s/^/@@example /" ex.out
+  OUT=$(cat ex.out)
+  return $rc
+}
+
+example affix watch -i 2 -c 1 "$pid"
+sockets_before=$(affix watch --json -i 5 -c 1 "$pid" | tail -n 1 | jq '.summary.processes[0].migrations.socket')
+check_true "before: moves across sockets ($sockets_before in 5 s)" [ "$sockets_before" -gt 0 ]
+example affix pin socket:0 "$pid"
+check_eq "pin socket:0" 0 "$rc"
+example affix watch -i 2 -c 1 "$pid"
+OUT=$(affix watch --json -i 2 -c 1 "$pid" | tail -n 1)
+check_eq "after: no move across sockets" "0" "$(json '.summary.processes[0].migrations.socket')"
+ran=$(json '.summary.processes[0].cpus_ran')
+inside=yes
+for r in $(echo "$ran" | tr ',' ' '); do
+  in_list "${r%-*}" "$(socket_cpus 0)" && in_list "${r#*-}" "$(socket_cpus 0)" || inside=no
+done
+check_eq "after: the threads ran on socket 0 only ($ran)" "yes" "$inside"
+kill -KILL "$wp"
+finish

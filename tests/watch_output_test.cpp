@@ -1,0 +1,143 @@
+// What `affix watch` prints: the JSON Lines fields of the contract, names as
+// data (JSON valid UTF-8, text escaped), rows sorted by cross-socket, then
+// cross-node, then total migrations.
+#include <catch2/catch.hpp>
+
+#include "mini_json.hpp"
+#include "topo_builder.hpp"
+#include "watch_output.hpp"
+
+using namespace affix;
+using affix::test::parse_json;
+
+namespace {
+
+LevelMap levels() {
+  affix::test::TopoSpec spec;
+  spec.sockets = 2;
+  spec.cores_per_node = 2;
+  return LevelMap(affix::test::build(spec));  // CPUs 0-1 socket 0, 2-3 socket 1
+}
+
+ProcessReport process(pid_t pid, const std::string& comm, uint64_t socket, uint64_t node, uint64_t core) {
+  ProcessReport p;
+  p.pid = pid;
+  p.comm = comm;
+  p.threads = 1;
+  p.cpus_ran = CpuSet::range(0, 1);
+  p.activity.migrations[Crossing::Socket] = socket;
+  p.activity.migrations[Crossing::Node] = node;
+  p.activity.migrations[Crossing::Core] = core;
+  p.activity.voluntary = 12;
+  p.activity.involuntary = 3;
+  p.activity.cpu_ns = 930400000;
+  p.pages = NodePages{{0, 1200}, {1, 7}};
+  p.remote_pages = 7;
+  p.exact = true;
+  ThreadReport t;
+  t.tid = pid;
+  t.comm = comm;
+  t.cpu = 1;
+  t.activity = p.activity;
+  t.exact = true;
+  p.thread_list.push_back(t);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("watch JSON: one line per interval with the contract's fields") {
+  IntervalReport r;
+  r.time = 1.0;
+  r.interval = 1.0;
+  r.exact = true;
+  r.processes.push_back(process(4242, "server", 3, 0, 20));
+  std::string line = watch_json_line(r);
+  REQUIRE(line.back() == '\n');
+  CHECK(line.find('\n') == line.size() - 1);
+  auto j = parse_json(line);
+  CHECK(j["time"].real == 1.0);
+  CHECK(j["interval"].real == 1.0);
+  CHECK(j["exact"].boolean);
+  const auto& p = j["processes"][0];
+  CHECK(p["pid"].number == 4242);
+  CHECK(p["comm"].string == "server");
+  CHECK(p["threads"].number == 1);
+  CHECK(p["cpus_ran"].string == "0-1");
+  CHECK(p["migrations"]["total"].number == 23);
+  CHECK(p["migrations"]["socket"].number == 3);
+  CHECK(p["migrations"]["core"].number == 20);
+  CHECK(p["migrations"]["smt"].number == 0);
+  CHECK(p["switches"]["voluntary"].number == 12);
+  CHECK(p["switches"]["involuntary"].number == 3);
+  CHECK(p["cpu_ms"].number == 930);
+  CHECK(p["memory_pages"]["0"].number == 1200);
+  CHECK(p["memory_pages"]["1"].number == 7);
+  CHECK(p["remote_pages"].number == 7);
+  CHECK(p["thread_list"][0]["tid"].number == 4242);
+  CHECK(p["thread_list"][0]["cpu"].number == 1);
+  CHECK(p["thread_list"][0]["migrations"]["total"].number == 23);
+}
+
+TEST_CASE("watch JSON: unknown pages are null; the summary object") {
+  WatchSummary s;
+  s.duration = 5.0;
+  ProcessReport p = process(7, "x", 0, 0, 0);
+  p.pages.reset();
+  p.remote_pages.reset();
+  p.thread_list.clear();
+  p.seconds = 4.5;
+  s.processes.push_back(p);
+  auto j = parse_json(watch_json_summary(s));
+  CHECK(j["summary"]["duration"].real == 5.0);
+  CHECK_FALSE(j["summary"]["exact"].boolean);
+  CHECK(j["summary"]["processes"][0]["memory_pages"].is_null());
+  CHECK(j["summary"]["processes"][0]["remote_pages"].is_null());
+  CHECK(j["summary"]["processes"][0]["seconds"].real == 4.5);
+  CHECK(j["summary"]["processes"][0].object.count("thread_list") == 0);
+}
+
+TEST_CASE("watch: a name is data, in JSON and in text") {
+  IntervalReport r;
+  r.interval = 1;
+  r.processes.push_back(process(1, "\x1b[31m\xff" "evil\n", 0, 0, 0));
+  std::string json = watch_json_line(r);
+  CHECK(json.find("\"comm\": \"\\u001b[31m\xef\xbf\xbd" "evil\\n\"") != std::string::npos);
+  CHECK(json.find('\x1b') == std::string::npos);
+  WatchHeader h;
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.find("\\e[31m\\xffevil\\n") != std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find("\xff") == std::string::npos);
+}
+
+TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates per second") {
+  IntervalReport r;
+  r.interval = 2.0;
+  r.exact = true;
+  r.processes.push_back(process(1, "many", 0, 0, 50));
+  r.processes.push_back(process(2, "node", 0, 4, 0));
+  r.processes.push_back(process(3, "socket", 2, 0, 0));
+  r.processes.push_back(process(4, "socket+", 2, 0, 8));
+  WatchHeader h;
+  h.machine = "2 sockets, 2 nodes, 4 CPUs";
+  h.interval = 2;
+  h.mode = "exact";
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.rfind("affix watch: 2 sockets, 2 nodes, 4 CPUs; every 2 s; at 0.0 s\nexact\n4 processes, 4 threads; per second:\n"
+                   "    PID COMM             MIG SOCK NODE  LLC CORE  SMT VCSW ICSW CPU%\n", 0) == 0);
+  auto at = [&](const std::string& name) { return text.find(" " + name + " "); };
+  CHECK(at("socket+") < at("socket"));
+  CHECK(at("socket") < at("node"));
+  CHECK(at("node") < at("many"));
+  // 50 moves in 2 s: 25 per second; 0.93 s of CPU in 2 s: 46.5%; every line fits in 80 columns
+  CHECK(text.find("      1 many              25    0    0    0   25    0  6.0  1.5   47\n"
+                  "        1 thread, ran on socket:0; pages 0:1200 1:7, 0.6% remote\n") != std::string::npos);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    CHECK(end - start <= 80);
+    start = end + 1;
+  }
+  CHECK(watch_text(h, r, levels(), 4).find("(2 more rows)") != std::string::npos);  // two lines a row
+}

@@ -1,0 +1,161 @@
+// The processes watch follows, on a fake /proc and fake migration events:
+// threads and processes that come and go, the whole machine, pages and
+// remote pages.
+#include <catch2/catch.hpp>
+
+#include "fake_migration_events.hpp"
+#include "watch_fake_proc.hpp"
+#include "watch_tracker.hpp"
+
+using namespace affix;
+using namespace affix::test;
+
+TEST_CASE("a thread created during the watch is picked up with what it did since it was created") {
+  FakeProc f;
+  two_threads(f);
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  w.start();
+  IntervalReport r = w.sample(1.0, 1.0);
+  f.process(100, "server", 3);
+  f.thread(100, 102, 4, {3, 1, 0, 2000000}, "late");
+  r = w.sample(2.0, 1.0);
+  CHECK(ev.opened == std::vector<pid_t>{100, 101, 102});
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(p.threads == 3);
+  const ThreadReport& late = thread_of(p, 102);
+  CHECK(late.comm == "late");
+  CHECK(late.activity.migrations.total() == 3);  // before its event: se.nr_migrations
+  CHECK(late.activity.voluntary == 1);
+  CHECK(late.activity.cpu_ns == 2000000);
+  CHECK_FALSE(late.exact);
+  CHECK_FALSE(r.exact);
+  ev.move(102, 5);  // from then on: exact
+  r = w.sample(3.0, 1.0);
+  CHECK(r.exact);
+  CHECK(thread_of(process_of(r, 100), 102).activity.migrations[Crossing::Smt] == 1);
+}
+
+TEST_CASE("a thread that exits is reported up to its exit, then no more") {
+  FakeProc f;
+  two_threads(f);
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  w.start();
+  ev.move(101, 16);
+  ev.threads[101].totals.ended = true;
+  f.process(100, "server", 1);
+  f.remove("proc/100/task/101");
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(thread_of(p, 101).exited);
+  CHECK(thread_of(p, 101).activity.migrations[Crossing::Socket] == 1);
+  CHECK(ev.closed == std::vector<pid_t>{101});
+  CHECK_FALSE(p.exited);
+  r = w.sample(2.0, 1.0);
+  CHECK(process_of(r, 100).thread_list.size() == 1);
+  WatchSummary s = w.summary(2.0);
+  REQUIRE(s.processes.size() == 1);
+  CHECK(s.processes[0].threads == 2);
+  CHECK(s.processes[0].activity.migrations[Crossing::Socket] == 1);
+}
+
+TEST_CASE("sampled: a thread gone from the list is an exit") {
+  FakeProc f;
+  two_threads(f);
+  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  w.start();
+  f.process(100, "server", 1);
+  f.remove("proc/100/task/101");
+  IntervalReport r = w.sample(1.0, 1.0);
+  CHECK(thread_of(process_of(r, 100), 101).exited);
+  CHECK(w.threads_watched() == 1);
+}
+
+TEST_CASE("a process that exits, or whose PID is reused, is reported as exited once") {
+  FakeProc f;
+  two_threads(f);
+  f.process(200, "other", 1);
+  f.thread(200, 200, 3, {});
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100, 200}, false);
+  w.start();
+  f.remove("proc/100");
+  f.process(200, "reused", 1, 999);  // another process under the same PID
+  IntervalReport r = w.sample(1.0, 1.0);
+  CHECK(process_of(r, 100).exited);
+  CHECK(process_of(r, 200).exited);
+  CHECK(process_of(r, 200).comm == "other");
+  r = w.sample(2.0, 1.0);
+  CHECK(r.processes.empty());
+  WatchSummary s = w.summary(2.0);
+  REQUIRE(s.processes.size() == 2);
+  CHECK(s.processes[0].exited);
+  CHECK(s.processes[0].seconds == 1.0);
+}
+
+TEST_CASE("named PIDs that do not exist are returned by start") {
+  FakeProc f;
+  two_threads(f);
+  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100, 4242}, false);
+  CHECK(w.start() == std::vector<pid_t>{4242});
+}
+
+TEST_CASE("pages per node, and those on nodes where no thread ran are remote") {
+  FakeProc f;
+  two_threads(f);
+  f.root.write("proc/100/numa_maps", "7f00 default anon=107 N0=100 N3=7\n");
+  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  w.start();
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  REQUIRE(p.pages);
+  CHECK(*p.pages == NodePages{{0, 100}, {3, 7}});
+  CHECK(p.remote_pages == 7u);
+  f.thread(100, 101, 24, {1, 20, 2, 8000000});  // now a thread ran on node 3 too
+  r = w.sample(2.0, 1.0);
+  CHECK(process_of(r, 100).remote_pages == 0u);
+}
+
+TEST_CASE("the whole machine: processes that did something, new ones from their creation") {
+  FakeProc f;
+  two_threads(f);
+  f.process(300, "sleeper", 1);
+  f.thread(300, 300, 5, {});
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {}, false);
+  w.start();
+  ev.move(101, 1);
+  f.process(400, "new", 1);
+  f.thread(400, 400, 6, {0, 1, 0, 1000});
+  IntervalReport r = w.sample(1.0, 1.0);
+  REQUIRE(r.processes.size() == 2);
+  CHECK(r.processes[0].pid == 100);
+  CHECK(r.processes[0].thread_list.empty());  // no thread list for the machine without --threads
+  CHECK(r.processes[0].activity.migrations[Crossing::Smt] == 1);
+  CHECK(r.processes[1].pid == 400);
+  CHECK(r.processes[1].activity.voluntary == 1);
+  CHECK(w.summary(1.0).processes.size() == 2);  // the sleeper never did anything
+}
+
+TEST_CASE("the CPUs a process ran on are those its threads ran on, not where an idle one last was") {
+  FakeProc f;
+  f.process(100, "server", 2);
+  f.thread(100, 100, 8, {}, "server");  // idle on node 1 (moved by a pin, say, while it slept)
+  f.thread(100, 101, 0, {});
+  f.root.write("proc/100/numa_maps", "7f00 default N0=10 N1=90\n");
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  w.start();
+  ev.threads[101].totals.run_ns = 5000000;  // it ran, on CPU 0, without moving
+  f.thread(100, 101, 0, {0, 3, 0, 5000000});
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(format_cpulist(p.cpus_ran) == "0");
+  CHECK(p.remote_pages == 90u);
+  CHECK(thread_of(p, 101).activity.cpu_ns == 5000000);
+  CHECK(thread_of(p, 101).activity.voluntary == 3);
+  r = w.sample(2.0, 1.0);  // nothing ran: where its threads last ran
+  CHECK(format_cpulist(process_of(r, 100).cpus_ran) == "0,8");
+  CHECK(process_of(r, 100).remote_pages == 0u);
+}
