@@ -42,19 +42,6 @@ void check_options(const CommandLine& cl) {
   }
 }
 
-std::vector<pid_t> parse_ids(const CommandLine& cl) {
-  std::vector<pid_t> ids;
-  for (const auto& word : cl.rest) {
-    auto id = parse_pid(word);
-    if (!id) {
-      throw Error(ErrorKind::Usage, fmt::format("invalid {} '{}': expected a number from 1 to 4194304",
-                                                cl.tid ? "thread ID" : "PID", word));
-    }
-    if (std::find(ids.begin(), ids.end(), *id) == ids.end()) ids.push_back(*id);
-  }
-  return ids;
-}
-
 // The memory nodes --migrate moves pages to: those of --mem, else the
 // default nodes of the selected CPUs.
 CpuSet migrate_nodes(const Placement& p) { return p.mem_nodes.empty() ? p.nodes : p.mem_nodes; }
@@ -132,7 +119,7 @@ int command_pin(const Args& args) {
     return k_exit_ok;
   }
   check_options(cl);
-  std::vector<pid_t> ids = parse_ids(cl);
+  std::vector<pid_t> ids = parse_pid_arguments(cl.rest, cl.tid ? "thread ID" : "PID");
   SysRoot root;
   PlacementRequest request = cl.request;
   if (cl.migrate && !request.mem) request.mem = MemRequest{MemPolicy::Bind, std::nullopt};

@@ -45,20 +45,13 @@ std::optional<ShowOptions> parse_show(const Args& args) {
   return o;
 }
 
-pid_t parse_pid_arg(const std::string& text) {
-  auto pid = parse_pid(text);
-  if (!pid) throw Error(ErrorKind::Usage, fmt::format("invalid PID '{}': expected a number from 1 to 4194304", text));
-  return *pid;
-}
-
 }  // namespace
 
 int command_show(const Args& args) {
   auto parsed = parse_show(args);
   if (!parsed) return k_exit_ok;
   const ShowOptions& o = *parsed;
-  std::vector<pid_t> pids;
-  for (const auto& text : o.pids) pids.push_back(parse_pid_arg(text));
+  std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
   CpuNodes nodes(root);
   std::vector<ProcessView> views;

@@ -81,11 +81,7 @@ std::optional<WatchOptions> parse_watch(const Args& args) {
       throw Error(ErrorKind::Usage, fmt::format("invalid count '{}': expected a number of intervals from 1 to 1000000000", count));
     o.count = static_cast<unsigned long>(*v);
   }
-  for (const auto& text : pids) {
-    auto pid = parse_pid(text);
-    if (!pid) throw Error(ErrorKind::Usage, fmt::format("invalid PID '{}': expected a number from 1 to 4194304", text));
-    if (std::find(o.pids.begin(), o.pids.end(), *pid) == o.pids.end()) o.pids.push_back(*pid);
-  }
+  o.pids = parse_pid_arguments(pids);
   return o;
 }
 

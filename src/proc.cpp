@@ -362,4 +362,16 @@ std::optional<pid_t> parse_pid(std::string_view text) {
   return static_cast<pid_t>(*v);
 }
 
+std::vector<pid_t> parse_pid_arguments(const std::vector<std::string>& words, std::string_view what) {
+  std::vector<pid_t> ids;
+  for (const auto& word : words) {
+    auto id = parse_pid(word);
+    if (!id)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("invalid {} '{}': expected a number from 1 to {}", what, word, k_max_pid));
+    if (std::find(ids.begin(), ids.end(), *id) == ids.end()) ids.push_back(*id);
+  }
+  return ids;
+}
+
 }  // namespace affix

@@ -131,5 +131,9 @@ std::string format_id_list(const std::vector<pid_t>& ids, size_t width = std::st
 
 // A PID or TID given on the command line: strict decimal, 1..4194304.
 std::optional<pid_t> parse_pid(std::string_view text);
+// The IDs given on a command line (pin, show, watch), each parsed by
+// parse_pid, in order, each once; Error(Usage) "invalid WHAT 'x': expected a
+// number from 1 to 4194304" for a word that is not one (what: "PID", "thread ID").
+std::vector<pid_t> parse_pid_arguments(const std::vector<std::string>& words, std::string_view what = "PID");
 
 }  // namespace affix
