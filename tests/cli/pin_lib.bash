@@ -14,10 +14,15 @@ trap cleanup EXIT
 
 
 # start NAME HELPER ARGS...: runs a helper in the background, waits for its
-# "ready" line, sets PID.
+# "ready" line, sets PID. Where START_CGROUP names a cgroup directory, the
+# helper starts inside it (it joins before its exec, so every thread is there).
 start() {
   local name=$1; shift
-  "$HELPERS/$1" "${@:2}" > "$tmp/$name.out" &
+  if [[ -n ${START_CGROUP:-} ]]; then
+    sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$START_CGROUP" "$HELPERS/$1" "${@:2}" > "$tmp/$name.out" &
+  else
+    "$HELPERS/$1" "${@:2}" > "$tmp/$name.out" &
+  fi
   PID=$!
   started+=("$PID")
   local i=0
@@ -27,6 +32,29 @@ start() {
   done
 }
 stop() { kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+# own_cpuset: makes a cpuset cgroup of the test's own, with the CPUs and
+# memory nodes the test may use, and sets START_CGROUP to it (removed on
+# exit). cgroup v1's cpuset hierarchy, else cgroup v2 where the cpuset
+# controller is already enabled for the test's cgroup's children; nothing
+# (START_CGROUP empty) where neither is there.
+own_cpuset() {
+  local parent cg
+  START_CGROUP=
+  if [[ -d /sys/fs/cgroup/cpuset ]]; then
+    parent=/sys/fs/cgroup/cpuset$(awk -F: '$2 ~ /(^|,)cpuset(,|$)/ {print $3}' /proc/self/cgroup)
+    cg=$parent/affix-test-$$
+    mkdir "$cg" || return
+    cat "$parent/cpuset.cpus" > "$cg/cpuset.cpus" && cat "$parent/cpuset.mems" > "$cg/cpuset.mems" || return
+  else
+    parent=/sys/fs/cgroup$(awk -F: '$1 == 0 {print $3}' /proc/self/cgroup)
+    grep -qw cpuset "$parent/cgroup.subtree_control" 2>/dev/null || return
+    cg=$parent/affix-test-$$
+    mkdir "$cg" || return
+  fi
+  START_CGROUP=$cg
+  trap 'cleanup; rmdir "$START_CGROUP" 2>/dev/null' EXIT
+}
 
 # Each thread's CPU list, counted, by list: "1 1 1999 0-1".
 thread_lists() {  # PID

@@ -6,6 +6,11 @@
 # after it every process of the tree is on it). A shell pipeline. The
 # report, -v, --dry-run; `pin` without --tree leaves the children alone.
 . "$(dirname "$0")/pin_lib.bash"
+# A fork still inside the kernel when its parent is moved keeps the old list
+# in the root cpuset (affix(1), GUARANTEES, Limits); in a cpuset of its own
+# the kernel gives it the parent's list again when the fork completes. The
+# trials assert the whole guarantee, so the trees run in one (pin_churn.sh).
+own_cpuset
 
 # Every process whose parent chain leads to $1 (itself included).
 descendants() {
