@@ -29,12 +29,6 @@ template <typename T> std::optional<T> to_number(std::string_view s) {
   return v;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
-  return s;
-}
-
 // Adds one numa_maps token ("N1=42") to the totals.
 void add_numa_token(std::string_view token, NodePages& pages) {
   if (token.size() < 4 || token[0] != 'N') return;
@@ -90,7 +84,7 @@ std::optional<StatLine> parse_stat(std::string_view text) {
   auto close = text.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
   StatLine st;
-  auto id = to_number<int>(trim(text.substr(0, open)));
+  auto id = to_number<int>(trim_space(text.substr(0, open)));
   if (!id || *id <= 0) return std::nullopt;
   st.id = *id;
   st.comm = std::string(text.substr(open + 1, close - open - 1));
@@ -136,34 +130,28 @@ std::optional<StatLine> parse_stat(std::string_view text) {
 std::optional<StatusInfo> parse_status(std::string_view text) {
   StatusInfo info;
   bool have_cpus = false;
-  while (!text.empty()) {
-    auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view key = line.substr(0, colon);
-    std::string_view value = trim(line.substr(colon + 1));
+  bool ok = for_each_field(text, [&](std::string_view key, std::string_view value) {
     if (key == "Name") {
       info.name = std::string(value);
     } else if (key == "Tgid") {
       info.tgid = to_number<int>(value).value_or(0);
     } else if (key == "Cpus_allowed_list") {
       auto set = parse_cpulist(value, true);
-      if (!set) return std::nullopt;
+      if (!set) return false;
       info.cpus = *set.value;
       have_cpus = true;
     } else if (key == "Mems_allowed_list") {
       auto set = parse_cpulist(value, true);
-      if (!set) return std::nullopt;
+      if (!set) return false;
       info.mems = *set.value;
     } else if (key == "CapEff") {
       unsigned long long caps = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), caps, 16);
       if (ec == std::errc() && p == value.data() + value.size()) info.cap_eff = caps;
     }
-  }
-  if (!have_cpus) return std::nullopt;
+    return true;
+  });
+  if (!ok || !have_cpus) return std::nullopt;
   return info;
 }
 

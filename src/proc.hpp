@@ -50,6 +50,21 @@ struct StatusInfo {
   unsigned long long cap_eff = 0;  // CapEff (a mask of capability bits)
 };
 
+// Calls f(key, value) for each "key: value" line of text (/proc's status
+// and sched files), both trimmed of blanks, while f returns true; false
+// where f stopped it.
+template <typename F> bool for_each_field(std::string_view text, F&& f) {
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    if (!f(trim_space(line.substr(0, colon)), trim_space(line.substr(colon + 1)))) return false;
+  }
+  return true;
+}
+
 // Parses status text; nullopt where Cpus_allowed_list is missing or garbage.
 std::optional<StatusInfo> parse_status(std::string_view text);
 

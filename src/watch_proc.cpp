@@ -14,12 +14,6 @@ namespace {
 constexpr size_t k_max_sched_size = 64 * 1024;
 constexpr uint64_t k_max_counter = 1ull << 62;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 // "58.522316" (milliseconds, as sched prints se.sum_exec_runtime) -> ns.
 std::optional<uint64_t> parse_ms_to_ns(std::string_view text) {
   auto dot = text.find('.');
@@ -43,14 +37,7 @@ std::optional<uint64_t> parse_ms_to_ns(std::string_view text) {
 std::optional<SchedCounters> parse_sched(std::string_view text) {
   SchedCounters out;
   unsigned found = 0;
-  while (!text.empty()) {
-    auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view key = trim(line.substr(0, colon));
-    std::string_view value = trim(line.substr(colon + 1));
+  bool ok = for_each_field(text, [&](std::string_view key, std::string_view value) {
     uint64_t* target = nullptr;
     unsigned bit = 0;
     if (key == "se.nr_migrations") target = &out.nr_migrations, bit = 1;
@@ -58,18 +45,19 @@ std::optional<SchedCounters> parse_sched(std::string_view text) {
     else if (key == "nr_involuntary_switches") target = &out.involuntary, bit = 4;
     else if (key == "se.sum_exec_runtime") {
       auto ns = parse_ms_to_ns(value);
-      if (!ns) return std::nullopt;
+      if (!ns) return false;
       out.run_ns = *ns;
       found |= 8;
-      continue;
+      return true;
     }
-    if (!target) continue;
+    if (!target) return true;
     auto v = parse_decimal(value, k_max_counter);
-    if (!v) return std::nullopt;
+    if (!v) return false;
     *target = *v;
     found |= bit;
-  }
-  if (found != 15) return std::nullopt;
+    return true;
+  });
+  if (!ok || found != 15) return std::nullopt;
   return out;
 }
 
