@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -191,7 +190,7 @@ int command_watch(const Args& args) {
   for (pid_t pid : missing) print_warning(fmt::format("no such process: {}; watching the others", pid));
   const bool screen = !o.json && isatty(STDOUT_FILENO);
   const uint64_t start = monotonic_ns();
-  const uint64_t step = static_cast<uint64_t>(std::llround(o.interval * 1e9));
+  const uint64_t step = static_cast<uint64_t>(o.interval * 1e9 + 0.5);  // interval > 0 (no libm)
   double last = 0, now = 0;
   for (unsigned long k = 0; !g_stop && (o.count == 0 || k < o.count); ++k) {
     sleep_until(events.get(), start + (k + 1) * step);
