@@ -1,7 +1,9 @@
 #include "migration_level.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -105,22 +107,42 @@ Holder smallest_holder(const Topology& topo, const CpuSet& cpus) {
 
 std::optional<Crossing> LevelMap::narrowest(const CpuSet& cpus) const {
   if (cpus.count() < 2) return std::nullopt;
-  std::set<long> cores, llcs, nodes, sockets;
-  Crossing best = Crossing::Socket;
+  // The same rule as crossing() for every pair, without visiting every pair:
+  // two CPUs of one known core are Smt; otherwise a pair's crossing depends
+  // only on (llc, node, socket), so the pairs are taken between the distinct
+  // triples (a few: one per L3 at most), and two CPUs with the same triple
+  // (or one the topology does not know) are Core.
+  struct Place {
+    long llc, node, socket;
+    bool operator<(const Place& o) const {
+      return std::tie(llc, node, socket) < std::tie(o.llc, o.node, o.socket);
+    }
+  };
+  std::set<long> cores;
+  std::set<Place> places;
+  bool core_pair = false;
+  bool smt_pair = false;
   cpus.for_each([&](unsigned cpu) {
     const CpuInfo* c = info(cpu);
     if (!c) {
-      best = std::min(best, Crossing::Core);  // unknown: as crossing() counts it
+      core_pair = true;  // unknown: as crossing() counts it
       return;
     }
-    auto seen = [](std::set<long>& set, long id) { return id >= 0 && !set.insert(id).second; };
-    bool same_core = seen(cores, c->core), same_llc = seen(llcs, c->llc);
-    bool same_node = seen(nodes, c->node), same_socket = seen(sockets, c->socket);
-    if (same_core) best = Crossing::Smt;
-    else if (same_llc) best = std::min(best, Crossing::Core);
-    else if (same_node) best = std::min(best, Crossing::Llc);
-    else if (same_socket) best = std::min(best, Crossing::Node);
+    if (c->core >= 0 && !cores.insert(c->core).second) smt_pair = true;
+    if (!places.insert(Place{c->llc, c->node, c->socket}).second) core_pair = true;
   });
+  if (smt_pair) return Crossing::Smt;
+  if (core_pair) return Crossing::Core;
+  Crossing best = Crossing::Socket;
+  for (auto i = places.begin(); i != places.end() && best > Crossing::Core; ++i) {
+    for (auto j = std::next(i); j != places.end(); ++j) {
+      Crossing c = differ(i->socket, j->socket) ? Crossing::Socket
+                   : differ(i->node, j->node)   ? Crossing::Node
+                   : differ(i->llc, j->llc)     ? Crossing::Llc
+                                                : Crossing::Core;
+      best = std::min(best, c);
+    }
+  }
   return best;
 }
 

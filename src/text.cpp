@@ -42,48 +42,51 @@ size_t utf8_sequence(std::string_view s, size_t i, char32_t& cp) {
   return len;
 }
 
+// Walks s one UTF-8 sequence at a time: valid(bytes, code point) for each
+// well-formed sequence, invalid(byte) for each byte that starts none.
+template <typename Valid, typename Invalid>
+void for_each_sequence(std::string_view s, Valid valid, Invalid invalid) {
+  for (size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    size_t len = utf8_sequence(s, i, cp);
+    if (len == 0) {
+      invalid(static_cast<unsigned char>(s[i]));
+      ++i;
+    } else {
+      valid(s.substr(i, len), cp);
+      i += len;
+    }
+  }
+}
+
 }  // namespace
 
 std::string printable(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    char32_t cp = 0;
-    size_t len = utf8_sequence(s, i, cp);
-    if (len == 0) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
-      ++i;
-      continue;
-    }
-    if (cp == '\\') out += "\\\\";
-    else if (cp == '\n') out += "\\n";
-    else if (cp == '\t') out += "\\t";
-    else if (cp == '\r') out += "\\r";
-    else if (cp == 0x1b) out += "\\e";
-    else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) {
-      for (size_t k = 0; k < len; ++k) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + k]));
-    } else {
-      out.append(s.substr(i, len));
-    }
-    i += len;
-  }
+  auto hex = [&out](unsigned char b) { out += fmt::format("\\x{:02x}", b); };
+  for_each_sequence(
+      s,
+      [&](std::string_view seq, char32_t cp) {
+        if (cp == '\\') out += "\\\\";
+        else if (cp == '\n') out += "\\n";
+        else if (cp == '\t') out += "\\t";
+        else if (cp == '\r') out += "\\r";
+        else if (cp == 0x1b) out += "\\e";
+        else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+          for (char b : seq) hex(static_cast<unsigned char>(b));
+        else out.append(seq);
+      },
+      hex);
   return out;
 }
 
 std::string utf8_or_replacement(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    char32_t cp = 0;
-    size_t len = utf8_sequence(s, i, cp);
-    if (len == 0) {
-      out += "\xef\xbf\xbd";  // U+FFFD
-      ++i;
-    } else {
-      out.append(s.substr(i, len));
-      i += len;
-    }
-  }
+  for_each_sequence(
+      s, [&out](std::string_view seq, char32_t) { out.append(seq); },
+      [&out](unsigned char) { out += "\xef\xbf\xbd"; });  // U+FFFD
   return out;
 }
 

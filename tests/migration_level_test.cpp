@@ -83,6 +83,26 @@ TEST_CASE("narrowest boundary: the closest pair of CPUs of a set") {
   CHECK(levels.narrowest(far) == Crossing::Core);
 }
 
+TEST_CASE("a level the machine does not list is crossed by no pair, in crossing and narrowest alike") {
+  Topology t = machine();  // as a machine without cache files in sysfs
+  for (auto& c : t.cpus) c.llc = -1;
+  t.llcs.clear();
+  LevelMap levels(t);
+  CHECK(levels.crossing(3, 4) == Crossing::Core);
+  CHECK(levels.narrowest(CpuSet::range(3, 4)) == Crossing::Core);
+  CHECK(levels.widest(CpuSet::range(3, 4)) == Crossing::Core);
+  CpuSet far;
+  far.set(0);
+  far.set(16);
+  CHECK(levels.narrowest(far) == Crossing::Socket);
+  far.set(9);
+  CHECK(levels.narrowest(far) == Crossing::Node);
+  far.set(4);  // 0 and 4: another core of node 0 (no L3 known between them)
+  CHECK(levels.narrowest(far) == Crossing::Core);
+  far.set(5);  // 4 and 5: one core
+  CHECK(levels.narrowest(far) == Crossing::Smt);
+}
+
 TEST_CASE("on a tie the wider unit names the set") {
   TopoSpec spec;  // one socket, one node, one L3
   LevelMap levels(build(spec));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "temp_root.hpp"
+#include "topology_checks.hpp"
 #include "topology.hpp"
 
 using namespace affix;
@@ -14,12 +15,6 @@ using namespace affix::test;
 namespace {
 
 const std::string k_node = "sys/devices/system/node/";
-
-std::vector<long> unit_ids(const std::vector<Unit>& units) {
-  std::vector<long> out;
-  for (auto& u : units) out.push_back(u.id);
-  return out;
-}
 
 }  // namespace
 

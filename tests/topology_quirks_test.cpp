@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "temp_root.hpp"
+#include "topology_checks.hpp"
 #include "topology.hpp"
 
 using namespace affix;
@@ -15,28 +16,6 @@ using namespace affix::test;
 namespace {
 
 const std::string k_cpu = "sys/devices/system/cpu/";
-
-std::vector<std::string> unit_lists(const std::vector<Unit>& units) {
-  std::vector<std::string> out;
-  for (auto& u : units) out.push_back(format_cpulist(u.cpus));
-  return out;
-}
-
-std::vector<long> unit_ids(const std::vector<Unit>& units) {
-  std::vector<long> out;
-  for (auto& u : units) out.push_back(u.id);
-  return out;
-}
-
-// The warnings with the root's path written as "ROOT".
-std::vector<std::string> warnings_of(const Topology& t, const TempRoot& r) {
-  std::vector<std::string> out;
-  for (std::string w : t.warnings) {
-    for (size_t at; (at = w.find(r.path())) != std::string::npos;) w.replace(at, r.path().size(), "ROOT");
-    out.push_back(w);
-  }
-  return out;
-}
 
 using Warnings = std::vector<std::string>;
 

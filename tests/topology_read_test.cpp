@@ -9,6 +9,7 @@
 
 #include "error.hpp"
 #include "temp_root.hpp"
+#include "topology_checks.hpp"
 #include "topology.hpp"
 
 using namespace affix;
@@ -18,22 +19,6 @@ namespace {
 
 const std::string k_cpu = "sys/devices/system/cpu/";
 const std::string k_node = "sys/devices/system/node/";
-
-std::vector<std::string> unit_lists(const std::vector<Unit>& units) {
-  std::vector<std::string> out;
-  for (auto& u : units) out.push_back(format_cpulist(u.cpus));
-  return out;
-}
-
-// The warnings with the root's path written as "ROOT".
-std::vector<std::string> warnings_of(const Topology& t, const TempRoot& r) {
-  std::vector<std::string> out;
-  for (std::string w : t.warnings) {
-    for (size_t at; (at = w.find(r.path())) != std::string::npos;) w.replace(at, r.path().size(), "ROOT");
-    out.push_back(w);
-  }
-  return out;
-}
 
 // A 2-CPU machine whose FILE holds CONTENT: what it reads, and its warnings.
 struct Odd {

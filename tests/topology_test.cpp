@@ -7,6 +7,7 @@
 #include "corpus.hpp"
 #include "error.hpp"
 #include "temp_root.hpp"
+#include "topology_checks.hpp"
 #include "topology.hpp"
 
 using namespace affix;
@@ -15,18 +16,6 @@ using namespace affix::test;
 namespace {
 
 Topology corpus(const std::string& name) { return read_topology(SysRoot(corpus_root(name))); }
-
-std::vector<std::string> unit_lists(const std::vector<Unit>& units) {
-  std::vector<std::string> out;
-  for (auto& u : units) out.push_back(format_cpulist(u.cpus));
-  return out;
-}
-
-std::vector<long> unit_ids(const std::vector<Unit>& units) {
-  std::vector<long> out;
-  for (auto& u : units) out.push_back(u.id);
-  return out;
-}
 
 std::string error_of(const std::string& root) {
   try {
