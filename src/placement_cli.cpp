@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "error.hpp"
+#include "foreign_options.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -248,8 +249,11 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
           cl.rest.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
           break;
         }
-        usage_error(kind, fmt::format("unknown option '{}' for '{}'", ow.name, command_kind_name(kind)),
-                    option_hint(ow.name, kind));
+        std::string what =
+            fmt::format("unknown option '{}' for '{}'", ow.name, command_kind_name(kind));
+        if (auto hint = foreign_option_hint(args, i, kind == CommandKind::Run ? "" : command_kind_name(kind)))
+          usage_error(kind, what, *hint);
+        usage_error(kind, what, option_hint(ow.name, kind));
       }
       const OptionSpec& spec = *ow.spec;
       std::string value;
@@ -275,7 +279,15 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
         case Opt::Order: req.order = parse_order_option(value); break;
         case Opt::Exclude: req.exclude = value; break;
         case Opt::Slice: req.slice = parse_slice_option(value); break;
-        case Opt::Mem: req.mem = parse_mem_option(value); break;
+        case Opt::Mem:
+          try {
+            req.mem = parse_mem_option(value);
+          } catch (const Error& e) {  // numactl's -m NODES
+            auto hint = ow.name == "-m" ? numactl_mem_hint(ow.name, value) : std::nullopt;
+            if (!hint) throw;
+            throw Error(e.kind(), e.what(), *hint);
+          }
+          break;
         case Opt::Verbose: cl.verbose = true; break;
         case Opt::DryRun: cl.dry_run = true; break;
         case Opt::Env: cl.env = true; break;

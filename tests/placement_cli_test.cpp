@@ -173,6 +173,51 @@ TEST_CASE("an unknown option close to one of the command's: did you mean") {
         "usage: affix pin [OPTIONS] WHERE PID...; see 'affix pin --help'");
 }
 
+TEST_CASE("numactl's and taskset's options: the hint says them in affix's words") {
+  auto hint_of = [](CommandKind kind, const Args& args) {
+    try {
+      parse_command_line(kind, args);
+    } catch (const Error& e) {
+      return e.hint();
+    }
+    return std::string("no error");
+  };
+  auto run_hint = [&](const Args& args) { return hint_of(CommandKind::Run, args); };
+  CHECK(run_error({"--cpunodebind=0", "--membind=0", "ls"}) == "unknown option '--cpunodebind' for 'run'");
+  CHECK(run_hint({"--cpunodebind=0", "--membind=0", "ls"}) ==
+        "numactl's --cpunodebind=0 --membind=0 is 'affix node:0 --mem bind'");
+  CHECK(run_hint({"-N", "1", "-m", "1", "ls"}) == "numactl's -N 1 -m 1 is 'affix node:1 --mem bind'");
+  CHECK(run_hint({"-N0", "-m", "1", "ls"}) == "numactl's -N0 -m 1 is 'affix node:0 --mem bind:1'");
+  CHECK(run_hint({"--cpubind", "0-1", "ls"}) == "numactl's --cpubind 0-1 is 'affix node:0-1'");
+  CHECK(run_hint({"-C", "0-3", "ls"}) == "numactl's -C 0-3 is 'affix 0-3'");
+  CHECK(run_hint({"--physcpubind=2", "--localalloc", "ls"}) ==
+        "numactl's --physcpubind=2 --localalloc is 'affix 2 --mem local'");
+  CHECK(run_hint({"-C", "1", "--membind=0", "ls"}) == "numactl's -C 1 --membind=0 is 'affix 1 --mem bind:0'");
+  CHECK(run_hint({"--interleave=all", "ls"}) == "numactl's --interleave=all is 'affix all --mem interleave'");
+  CHECK(run_hint({"-i", "0,1", "-N", "0", "ls"}) ==
+        "numactl's -i 0,1 -N 0 is 'affix node:0 --mem interleave:0,1'");
+  CHECK(run_hint({"--preferred=1", "ls"}) == "numactl's --preferred=1 is 'affix all --mem preferred:1'");
+  CHECK(run_hint({"-l", "ls"}) == "numactl's -l is 'affix all --mem local'");
+  CHECK(run_hint({"-c", "0-3", "ls"}) == "taskset's -c 0-3 is 'affix 0-3'");
+  CHECK(run_hint({"--cpu-list", "1", "ls"}) == "taskset's --cpu-list 1 is 'affix 1'");
+  CHECK(run_hint({"-p", "1234"}) == "taskset's -p 1234 is 'affix show 1234'");
+  CHECK(run_hint({"-p", "0x3", "1234"}) == "taskset's -p 0x3 1234 is 'affix pin 0-1 1234'");
+  CHECK(run_hint({"-p", "f0", "1234"}) == "taskset's -p f0 1234 is 'affix pin 4-7 1234'");
+  CHECK(run_hint({"-pc", "0-1", "1234"}) == "taskset's -pc 0-1 1234 is 'affix pin 0-1 1234'");
+  CHECK(run_hint({"-a", "-cp", "1", "12"}) == "taskset's -a -cp 1 12 is 'affix pin 1 12'");
+  CHECK(hint_of(CommandKind::Explain, {"--cpunodebind=1"}) == "numactl's --cpunodebind=1 is 'affix explain node:1'");
+  // Words from the user are escaped like every name.
+  CHECK(run_hint({"-C", "0\x1b", "ls"}) == "numactl's -C 0\\e is 'affix 0\\e'");
+  // numactl's -m NODES is affix's -m (--mem) with a node list for a policy.
+  CHECK(run_error({"-m", "0", "ls"}) ==
+        "invalid --mem '0': unknown policy '0' (expected bind, preferred, interleave or local)");
+  CHECK(run_hint({"-m", "0", "ls"}) == "numactl's -m 0 is '--mem bind:0'");
+  CHECK(run_hint({"-m", "0-1", "ls"}) == "numactl's -m 0-1 is '--mem bind:0-1'");
+  CHECK(run_hint({"-m", "fast", "ls"}) == "");
+  // Neither tool's option: the usage line as before.
+  CHECK(run_hint({"-q", "ls"}) == "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]; see 'affix run --help'");
+}
+
 TEST_CASE("help texts name every option of their command") {
   auto run_help = command_help(CommandKind::Run);
   for (const char* o : {"--env", "--dry-run", "--verbose", "--no-smt", "--count", "--order",

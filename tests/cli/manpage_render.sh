@@ -15,7 +15,7 @@ text=$(MANWIDTH=80 man -l "$page" 2>/dev/null)
 wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT/' )
 [[ -z $wide ]] || failed "lines wider than 80 columns: $wide"
 
-sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/READING THE MACHINE/WATCH/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/SEE ALSO/"
+sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/READING THE MACHINE/WATCH/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
 # Every section, in the conventional order (and no other).
 order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
 [[ $order == "$sections" ]] || failed "sections: $order, want $sections"

@@ -157,6 +157,38 @@ row 125 "affix: error: option '-n' needs a value
 $run_hint" "$AFFIX" all -n
 row 1 "affix: error: $tmp/none: no such directory" "$AFFIX" explain --root "$tmp/none" all
 
+# --- numactl's and taskset's habits: the hint is a command that works here
+# (the suggested placement is run for real: it must start the command).
+foreign() {  # WORDS... HINT: `affix WORDS... touch MARKER` fails with HINT
+  local want=${!#}
+  row 125 "affix: error: unknown option '${1%%=*}' for 'run'
+affix: hint: $want" "$AFFIX" "${@:1:$#-1}" touch "$marker"
+  local suggested=${want#*is \'}
+  suggested=${suggested%\'}
+  rm -f "$marker"
+  case $suggested in
+    "affix pin "*|"affix show "*) return ;;  # a PID of the user's
+  esac
+  rows=$((rows + 1))
+  if ${suggested/#affix/$AFFIX} touch "$marker" && [[ -e $marker ]]; then
+    echo "ok: row $rows: '$suggested' runs"
+  else
+    echo "FAIL: row $rows: the hint's '$suggested' does not run"; fail=1
+  fi
+}
+foreign --cpunodebind=0 --membind=0 "numactl's --cpunodebind=0 --membind=0 is 'affix node:0 --mem bind'"
+foreign -N 0 -m 0 "numactl's -N 0 -m 0 is 'affix node:0 --mem bind'"
+foreign --physcpubind=0 --localalloc "numactl's --physcpubind=0 --localalloc is 'affix 0 --mem local'"
+foreign -C 0 --membind=0 "numactl's -C 0 --membind=0 is 'affix 0 --mem bind:0'"
+foreign --interleave=0 "numactl's --interleave=0 is 'affix all --mem interleave:0'"
+foreign --preferred=0 "numactl's --preferred=0 is 'affix all --mem preferred:0'"
+foreign -l "numactl's -l is 'affix all --mem local'"
+foreign -c 0 "taskset's -c 0 is 'affix 0'"
+foreign -p 0x1 1234 "taskset's -p 0x1 1234 is 'affix pin 0 1234'"
+foreign -pc 0 1234 "taskset's -pc 0 1234 is 'affix pin 0 1234'"
+run -m 0 all "affix: error: invalid --mem '0': unknown policy '0' (expected bind, preferred, interleave or local)
+affix: hint: numactl's -m 0 is '--mem bind:0'"
+
 echo "$rows rows"
 if (( rows < 40 )); then echo "FAIL: only $rows rows"; fail=1; fi
 exit $fail
