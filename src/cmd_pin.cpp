@@ -93,7 +93,9 @@ std::string migrate_report(Os& os, const SysRoot& root, const PinReport& report,
   for (const auto& t : report.targets) {
     const Placement& p = placements.at(t.request.id);
     for (const auto& proc : t.processes)
-      if (!proc.exited) targets.push_back({proc.pid, *p.mem_policy, migrate_nodes(p)});
+      if (!proc.exited)
+        targets.push_back({proc.pid, *p.mem_policy, migrate_nodes(p),
+                           [&os, &proc] { return identity_of(os, proc) == Identity::Same; }});
   }
   try {
     MigrateOutput out = migrate_all(os, root, targets, all_nodes, dry_run);

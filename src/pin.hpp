@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,8 @@ struct ThreadMove {
 struct ProcessMove {
   pid_t pid = 0;       // the process (for --tid, the thread's process where known)
   bool exited = false;
+  int pidfd = -1;      // held by the report (PinReport::held); -1 where the kernel has none, and for --tid
+  unsigned long long start_time = 0;    // of `pid` when first held (for --tid, of the thread)
   std::optional<CpuSet> common_before;  // the list every thread had at the first listing, where all had one
   std::vector<ThreadMove> threads;      // ascending TID
 };
@@ -90,7 +93,22 @@ struct TargetReport {
 struct PinReport {
   std::vector<TargetReport> targets;  // in request order
   unsigned passes = 0;
+  // The pidfds of every process, closed when the last copy of the report
+  // goes: a page migration or a roll back after the move acts on the
+  // processes the move held, not on bare numbers (affix(1), GUARANTEES).
+  std::shared_ptr<void> held;
 };
+
+enum class Identity { Same, Gone, Reused };
+// Whether a process of a pin is still the one it held: by its pidfd (not
+// readable: alive, so its PID is its own), else by its start time.
+Identity identity_of(Os& os, const ProcessMove& p);
+
+// With --tree: the children of every thread of process `pid`, as (thread,
+// child) pairs. False where a listing may have skipped a child that
+// existed all along (Os::list_children), or a thread exited while they
+// were read (its children go to another thread, perhaps one read before).
+bool list_tree_children(Os& os, pid_t pid, std::vector<std::pair<pid_t, pid_t>>& out);
 
 // Throws Error(Runtime) "no such process: ID" (or thread) before anything
 // is changed; Error(Usage) where a PID names a thread that is not its
