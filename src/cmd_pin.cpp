@@ -145,6 +145,7 @@ int command_pin(const Args& args) {
   };
   PinOptions options;
   options.dry_run = cl.dry_run;
+  options.cpuset_of = [&](pid_t pid, pid_t tid) { return read_thread_cpuset(root, topo, pid, tid); };
   PinReport report = pin_threads(os, root, requests, resolver, options);
 
   std::string out;

@@ -234,6 +234,7 @@ private:
       t.seen = true;
       t.before = m_current;
       t.inherited = t.inherited && m_current == t.want;
+      if (m_options.dry_run) predict(p, t);
     }
     if (m_current == t.after || m_options.dry_run) {
       tally.good += m_current == t.after;
@@ -260,6 +261,18 @@ private:
     t.restore = m_current;
     t.changed = true;
     result.changed = true;
+  }
+
+  // --dry-run: what the kernel would keep of the list (the part inside the
+  // thread's cpuset), and the refusals the real run would meet, with its
+  // words (affix(1), GUARANTEES).
+  void predict(const Proc& p, ThreadMove& t) {
+    if (m_options.cpuset_of) {
+      if (auto cpuset = m_options.cpuset_of(p.thread_only ? p.move.pid : p.id, t.tid)) t.after = t.want & *cpuset;
+    }
+    if (t.after == m_current) return;  // the real run would not set it
+    auto st = thread_stat(m_proc, p.thread_only ? t.tid : p.id, t.tid);
+    if (t.after.empty() || (st && (st->flags & k_pf_no_setaffinity))) refuse(p, t.tid, t.want, EINVAL);
   }
 
   // Lists the threads of a process into p.move.threads and sets `count`.
@@ -476,7 +489,7 @@ private:
 
   // Puts back what was changed, then throws.
   [[noreturn]] void fail(const std::string& what, const std::string& hint) {
-    std::string stays = roll_back(m_os, snapshot());
+    std::string stays = m_options.dry_run ? std::string() : roll_back(m_os, snapshot());
     close_all();
     if (stays.empty()) throw Error(ErrorKind::Runtime, what + "; nothing was changed", hint);
     throw Error(ErrorKind::Runtime, what + "; not every thread was put back",

@@ -732,3 +732,20 @@ TEST_CASE("a roll back leaves a process whose PID was reused after the move") {
   CHECK(os.closed_fds.size() == 1);  // the pidfd was held until the report went
 }
 
+TEST_CASE("--dry-run: the kernel's part of the list inside the thread's cpuset, and its refusals") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-1"));
+  os.affinity[11] = cpus("1");
+  PinOptions options;
+  options.dry_run = true;
+  options.cpuset_of = [](pid_t, pid_t tid) -> std::optional<CpuSet> {
+    if (tid == 11) return cpus("1");
+    return std::nullopt;
+  };
+  auto report = pin(os, {process(10)}, to("0-1"), options);
+  CHECK(format_cpulist(report.targets[0].processes[0].threads[1].after) == "1");
+  CHECK(failure(os, {process(10)}, to("0"), options) ==
+        "cannot move thread 11 of process 10: the kernel refused CPUs 0: Invalid argument; nothing was "
+        "changed | the CPUs must be in the target's own cpuset");
+  CHECK(os.set_affinity_calls.empty());
+}
