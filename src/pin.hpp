@@ -10,8 +10,10 @@
 // identity is checked again, and again before every pass that can change
 // anything. Threads, or whole processes, that exit are not a failure; a PID
 // reused by another process is. Any failure puts back every thread affix
-// changed whose list is still the one affix set, and throws Error(Runtime)
-// naming the thread, the reason and every thread that stays elsewhere.
+// changed whose list is still the one affix set (and those created during
+// the move from one it had moved: threads, and with --tree processes), and
+// throws Error(Runtime) naming the thread, the reason and every thread and
+// process that stays elsewhere.
 
 #include <sys/types.h>
 
@@ -122,9 +124,13 @@ PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>
                       const PinResolver& resolve, const PinOptions& options = {});
 
 // Puts back every thread of a finished pin that affix changed (for a failure
-// after it, e.g. of --migrate), where its list is still the one affix set.
-// Returns what stays where, as one text ("thread 12 stays on CPUs 1
-// (...)"; "threads 13-15 ..."), empty where every thread is back.
+// after it, e.g. of --migrate), where its list is still the one affix set,
+// and those created during the move on a list affix set (threads; with
+// --tree, processes forked from the tree and theirs, found from its
+// children files once the known ones are back). Acts only on processes the
+// report still holds (identity_of) and on TIDs they still list. Returns
+// what stays where, as one text ("thread 12 stays on CPUs 1 (...)";
+// "threads 13-15 ..."; "process 40 stays ..."), empty where all is back.
 std::string roll_back(Os& os, const PinReport& report);
 
 // "12 (worker)" for messages: the thread's comm from /proc, escaped with
