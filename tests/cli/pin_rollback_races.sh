@@ -20,7 +20,9 @@ NOTIFY="$HELPERS/notify_run"
 # --spread.
 start spread spawn_helper 3
 tids=($(ls /proc/$PID/task | sort -n))
-hook="kill -USR1 $PID; until grep -q '^thread' $tmp/spread.out; do sleep 0.01; done"
+# (The hooks give up after 10 s, so that a helper that never answers fails
+# the checks below instead of hanging the test.)
+hook="kill -USR1 $PID; i=0; until grep -q '^thread' $tmp/spread.out || [ \$i -ge 1000 ]; do sleep 0.01; i=\$((i+1)); done"
 "$NOTIFY" sched_setaffinity ${tids[2]} EPERM "$hook" "$AFFIX" pin --spread 0-1 $PID > "$tmp/out" 2> "$tmp/err"
 check "spread: status and message" "1 affix: error: cannot move thread ${tids[2]} (spawn_helper) of process $PID: permission denied; nothing was changed
 affix: hint: affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a security module (as in a container)" \
@@ -44,7 +46,7 @@ until grep -q '^child' "$tmp/tree.out"; do sleep 0.01; done
 caged=$(sed -n 's/^child //p' "$tmp/tree.out")
 echo $caged > "$cg/cgroup.procs"
 check "tree: the child in the cpuset of CPU 0" "1 0" "$(thread_lists $caged)"
-hook="kill -USR2 $root; until [ \$(grep -c '^child' $tmp/tree.out) -ge 2 ]; do sleep 0.01; done"
+hook="kill -USR2 $root; i=0; until [ \$(grep -c '^child' $tmp/tree.out) -ge 2 ] || [ \$i -ge 1000 ]; do sleep 0.01; i=\$((i+1)); done"
 "$NOTIFY" sched_setaffinity $caged continue "$hook" "$AFFIX" pin --tree 1 $root > "$tmp/out" 2> "$tmp/err"
 check "tree: status and message" "1 affix: error: cannot move thread $caged (spawn_helper) of process $caged: the kernel refused CPUs 1: Invalid argument; nothing was changed
 affix: hint: the CPUs must be in the target's own cpuset" "$? $(cat "$tmp/err")"
@@ -69,7 +71,7 @@ export AFFIX HELPERS NOTIFY tmp
 unshare -p -f --mount-proc bash -c '
   "$HELPERS/threads_helper" 2 > "$tmp/ns.out" &
   target=$!
-  until grep -q ready "$tmp/ns.out"; do sleep 0.01; done
+  until grep -q ready "$tmp/ns.out" 2>/dev/null; do sleep 0.01; done
   # Killed, reaped by this shell, its PID handed to a process on CPU 1.
   hook="kill -KILL $target; i=0; while kill -0 $target 2>/dev/null && [ \$i -lt 1000 ]; do sleep 0.01; i=\$((i+1)); done
         echo $((target - 1)) > /proc/sys/kernel/ns_last_pid; taskset -c 1 sleep 1000 > /dev/null 2>&1 & echo \$! > $tmp/reused"
