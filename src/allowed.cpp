@@ -260,4 +260,10 @@ std::optional<CpuSet> read_inherited(const SysRoot& root) {
   return found->cpus;
 }
 
+std::optional<CpuSet> read_thread_cpuset(const SysRoot& root, const Topology& topo, pid_t pid, pid_t tid) {
+  auto found = from_cgroup(root, fmt::format("proc/{}/task/{}", pid, tid));
+  if (!found || !found->cpus.intersects(topo.online)) return std::nullopt;
+  return found->cpus & topo.online;
+}
+
 }  // namespace affix

@@ -93,7 +93,9 @@ std::string migrate_report(Os& os, const SysRoot& root, const PinReport& report,
   for (const auto& t : report.targets) {
     const Placement& p = placements.at(t.request.id);
     for (const auto& proc : t.processes)
-      if (!proc.exited) targets.push_back({proc.pid, *p.mem_policy, migrate_nodes(p)});
+      if (!proc.exited)
+        targets.push_back({proc.pid, *p.mem_policy, migrate_nodes(p),
+                           [&os, &proc] { return identity_of(os, proc) == Identity::Same; }});
   }
   try {
     MigrateOutput out = migrate_all(os, root, targets, all_nodes, dry_run);
@@ -143,6 +145,7 @@ int command_pin(const Args& args) {
   };
   PinOptions options;
   options.dry_run = cl.dry_run;
+  options.cpuset_of = [&](pid_t pid, pid_t tid) { return read_thread_cpuset(root, topo, pid, tid); };
   PinReport report = pin_threads(os, root, requests, resolver, options);
 
   std::string out;

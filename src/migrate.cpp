@@ -41,12 +41,27 @@ std::string plural(unsigned long long n, const char* word) {
 
 // Throws for an errno of migrate_pages or move_pages; true where the
 // process is gone.
-bool refused(Os& os, pid_t pid, const CpuSet& to, int err) {
+bool refused(Os& os, const SysRoot& root, pid_t pid, const CpuSet& to, int err) {
   if (err == 0) return false;
   if (err == ESRCH) return true;
   if (err == EPERM) {
     throw Error(ErrorKind::Runtime, fmt::format("cannot migrate the pages of process {}: permission denied", pid),
                 eperm_hint(os));
+  }
+  if (err == EINVAL) {
+    // The kernel finds a process's memory through its main thread; one that
+    // has exited (a zombie while the other threads run) has none to give.
+    std::optional<StatLine> main;
+    try {
+      main = read_stat(root, task_dir(pid, pid));
+    } catch (const Error&) {
+    }
+    if (main && main->state == 'Z') {
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("cannot migrate the pages of process {}: its main thread has exited, and Linux "
+                              "reaches a process's pages only through its main thread",
+                              pid));
+    }
   }
   throw Error(ErrorKind::Runtime, fmt::format("cannot migrate the pages of process {} to nodes {}: {}", pid,
                                               format_cpulist(to), std::strerror(err)));
@@ -79,7 +94,7 @@ void plan_interleave(Os& os, const SysRoot& root, MigratePlan& plan,
       chunk.clear();
       for (; a < range->end && chunk.size() < k_query_chunk; a += step) chunk.push_back(a);
       int err = os.move_pages(plan.pid, chunk, nullptr, status);
-      if (refused(os, plan.pid, plan.to, err)) {
+      if (refused(os, root, plan.pid, plan.to, err)) {
         plan.exited = true;
         return;
       }
@@ -134,7 +149,7 @@ MigratePlan plan_migration(Os& os, const SysRoot& root, pid_t pid, MemPolicy pol
   long not_moved = 0;
   int err = policy == MemPolicy::Interleave ? os.move_pages(pid, {}, nullptr, status)
                                             : os.migrate_pages(pid, CpuSet(), to, not_moved);
-  if (refused(os, pid, to, err)) {
+  if (refused(os, root, pid, to, err)) {
     plan.exited = true;
     return plan;
   }
@@ -161,7 +176,7 @@ MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan) {
     std::vector<int> status;
     if (!plan.pages.empty()) {
       int err = os.move_pages(plan.pid, plan.pages, plan.nodes.data(), status);
-      if (refused(os, plan.pid, plan.to, err)) {
+      if (refused(os, root, plan.pid, plan.to, err)) {
         r.exited = true;
         return r;
       }
@@ -180,7 +195,7 @@ MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan) {
   r.nothing_to_move = plan.from.empty();
   if (!r.nothing_to_move) {
     int err = os.migrate_pages(plan.pid, plan.from, plan.to, r.not_moved);
-    if (refused(os, plan.pid, plan.to, err)) {
+    if (refused(os, root, plan.pid, plan.to, err)) {
       r.exited = true;
       return r;
     }
@@ -231,10 +246,27 @@ std::vector<std::string> own_policy_warnings(const MigratePlan& p) {
 MigrateOutput migrate_all(Os& os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
                           const CpuSet& nodes, bool dry_run) {
   MigrateOutput out;
+  // A target the pin no longer holds exited: what was read of it may be
+  // another's, and nothing of it is moved.
+  auto gone = [&](size_t i) { return targets[i].held && !targets[i].held(); };
   std::vector<MigratePlan> plans;
-  for (const auto& t : targets) plans.push_back(plan_migration(os, root, t.pid, t.policy, t.to, nodes));
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const auto& t = targets[i];
+    MigratePlan plan;
+    if (!gone(i)) plan = plan_migration(os, root, t.pid, t.policy, t.to, nodes);
+    if (gone(i)) {
+      plan = MigratePlan{};
+      plan.pid = t.pid;
+      plan.policy = t.policy;
+      plan.to = t.to;
+      plan.exited = true;
+    }
+    plans.push_back(std::move(plan));
+  }
   std::vector<pid_t> done;
-  for (const auto& plan : plans) {
+  for (size_t i = 0; i < plans.size(); ++i) {
+    auto& plan = plans[i];
+    if (!plan.exited && !dry_run && gone(i)) plan.exited = true;
     for (auto& w : own_policy_warnings(plan)) out.warnings.push_back(std::move(w));
     if (dry_run) {
       out.text += format_plan(plan);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,10 @@ struct MigrateTarget {
   pid_t pid = 0;
   MemPolicy policy = MemPolicy::Bind;
   CpuSet to;
+  // Whether `pid` still names the process the pin held (its pidfd), asked
+  // before each step and after each read: where it does not, the process
+  // exited and its pages are not touched. Empty: not asked.
+  std::function<bool()> held;
 };
 struct MigrateOutput {
   std::string text;                   // the reports (format_migrate / format_plan)

@@ -76,6 +76,14 @@ public:
   // Every process of /proc with its parent (field 4 of its stat), ascending
   // PID; processes that exit while they are read are left out.
   virtual int list_processes(std::vector<ProcessParent>& out) = 0;
+  // The children of thread `tid` of process `pid`
+  // (/proc/PID/task/TID/children), unsorted; errno on failure (ESRCH where
+  // the thread is gone). `complete` is false where the kernel's walk may
+  // have skipped a child that existed all along: it resumes by position
+  // where the child it stood on was released, and at every new read.
+  virtual int list_children(pid_t pid, pid_t tid, std::vector<pid_t>& out, bool& complete) = 0;
+  // A process's parent and start time (its stat); nullopt where gone.
+  virtual std::optional<ProcessParent> process_parent(pid_t pid) = 0;
   // pidfd_open(pid); returns a descriptor >= 0, or -errno (ENOSYS where the
   // kernel lacks it, EINVAL for a thread that is not a process's main one).
   virtual int pidfd_open(pid_t pid) = 0;

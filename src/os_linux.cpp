@@ -9,6 +9,7 @@
 #include <linux/mempolicy.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,6 +238,54 @@ public:
     return 0;
   }
 
+  // One read of the whole file (the kernel's walk goes on from child to
+  // child while the one it stands on is there; a new read resumes by
+  // position). Complete where one read returned it all and every child it
+  // named is still there after it (kill with signal 0: a zombie not yet
+  // reaped is still on its parent's list).
+  int list_children(pid_t pid, pid_t tid, std::vector<pid_t>& out, bool& complete) override {
+    char path[80];
+    std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(tid));
+    out.clear();
+    complete = false;
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? ESRCH : errno;
+    m_children.resize(64 * 1024);
+    size_t used = 0;
+    int err = 0;
+    unsigned reads = 0;
+    for (;;) {
+      if (used == m_children.size()) m_children.resize(m_children.size() * 2);
+      ssize_t n = ::read(fd, m_children.data() + used, m_children.size() - used);
+      if (n < 0) {
+        err = errno == ENOENT ? ESRCH : errno;
+        break;
+      }
+      if (n == 0) break;
+      ++reads;
+      used += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    if (err != 0) return err;
+    std::string_view text(m_children.data(), used);
+    while (!text.empty()) {
+      auto end = text.find(' ');
+      if (auto id = parse_pid(text.substr(0, end))) out.push_back(*id);
+      if (end == std::string_view::npos) break;
+      text.remove_prefix(end + 1);
+    }
+    complete = reads <= 1;
+    for (pid_t child : out)
+      if (complete && ::kill(child, 0) != 0 && errno == ESRCH) complete = false;
+    return 0;
+  }
+
+  std::optional<ProcessParent> process_parent(pid_t pid) override {
+    StatLine st;
+    if (read_task_stat(pid, pid, st) != 0) return std::nullopt;
+    return ProcessParent{pid, st.ppid, st.start_time};
+  }
+
   int pidfd_open(pid_t pid) override {
 #ifdef SYS_pidfd_open
     long fd = syscall(SYS_pidfd_open, pid, 0);
@@ -343,6 +392,7 @@ private:
   }
 
   std::vector<char> m_dirents;        // list_numbers' buffer
+  std::vector<char> m_children;       // list_children's buffer
   std::vector<unsigned long> m_mask;  // the last sched_getaffinity result
   size_t m_mask_bytes = 0;            // the kernel's mask size, once known
   int m_caps = -1;                    // has_cap_sys_nice, once known

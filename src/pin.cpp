@@ -30,7 +30,15 @@ std::optional<StatLine> thread_stat(const SysRoot& proc, pid_t pid, pid_t tid) {
 
 constexpr unsigned k_listings = 3;  // listings of one pass that disagree with the count
 
-enum class Identity { Same, Gone, Reused };
+Identity held_identity(Os& os, pid_t id, int pidfd, unsigned long long start_time) {
+  // A pidfd that is not readable: the process has not exited, so its PID
+  // is still its own.
+  if (pidfd >= 0 && os.pidfd_alive(pidfd)) return Identity::Same;
+  auto start = os.start_time(id);
+  if (!start) return Identity::Gone;
+  if (*start != start_time) return Identity::Reused;
+  return pidfd >= 0 ? Identity::Gone : Identity::Same;  // exited, not reaped yet
+}
 
 // One process being moved (with --tid, one thread).
 struct Proc {
@@ -110,10 +118,11 @@ public:
   //   the good ones) do not keep this proof from holding. It reads a file
   //   per thread once, so it is used from the second listing on.
   //
-  // With --tree, /proc is scanned for descendants after the processes were
-  // visited: /proc lists processes in PID order, so one that exists during
-  // the whole scan is found; one created during it has a parent that the
-  // visits before the scan proved settled, and is settled itself.
+  // With --tree, the tree is scanned for descendants after the processes
+  // were visited (scan_tree): one that exists during the whole scan is
+  // found (a children file the kernel walked without skipping, else /proc
+  // in PID order); one created during it has a parent that the visits
+  // before the scan proved settled, and is settled itself.
   //
   // The move ends at the first pass that proves every process settled, sets
   // nothing and, with --tree, finds no new process; it fails if that has
@@ -154,7 +163,7 @@ public:
     }
     PinReport report = snapshot();
     report.passes = passes;
-    close_all();
+    report.held = hand_over();
     return report;
   }
 
@@ -225,6 +234,7 @@ private:
       t.seen = true;
       t.before = m_current;
       t.inherited = t.inherited && m_current == t.want;
+      if (m_options.dry_run) predict(p, t);
     }
     if (m_current == t.after || m_options.dry_run) {
       tally.good += m_current == t.after;
@@ -251,6 +261,18 @@ private:
     t.restore = m_current;
     t.changed = true;
     result.changed = true;
+  }
+
+  // --dry-run: what the kernel would keep of the list (the part inside the
+  // thread's cpuset), and the refusals the real run would meet, with its
+  // words (affix(1), GUARANTEES).
+  void predict(const Proc& p, ThreadMove& t) {
+    if (m_options.cpuset_of) {
+      if (auto cpuset = m_options.cpuset_of(p.thread_only ? p.move.pid : p.id, t.tid)) t.after = t.want & *cpuset;
+    }
+    if (t.after == m_current) return;  // the real run would not set it
+    auto st = thread_stat(m_proc, p.thread_only ? t.tid : p.id, t.tid);
+    if (t.after.empty() || (st && (st->flags & k_pf_no_setaffinity))) refuse(p, t.tid, t.want, EINVAL);
   }
 
   // Lists the threads of a process into p.move.threads and sets `count`.
@@ -326,13 +348,37 @@ private:
   }
 
   // With --tree: adds the descendants of the target's processes that are
-  // not tracked yet. True where it found one.
+  // not tracked yet. True where it found one. The children of each process
+  // come from its threads' children files, so a scan costs what the tree
+  // holds; where one of them cannot be trusted to be whole
+  // (list_tree_children), every process's parent is read from /proc.
   bool scan_tree(size_t target) {
+    std::set<pid_t> tree;
+    std::vector<size_t> queue;
+    for (size_t i = 0; i < m_procs.size(); ++i) {
+      if (m_procs[i].target != target) continue;
+      tree.insert(m_procs[i].id);
+      if (!m_procs[i].move.exited) queue.push_back(i);
+    }
+    bool found = false;
+    for (size_t q = 0; q < queue.size(); ++q) {
+      if (!list_tree_children(m_os, m_procs[queue[q]].id, m_children)) return scan_all(target, tree) || found;
+      for (const auto& [tid, child] : m_children) {
+        if (!tree.insert(child).second || find(child, false)) continue;
+        if (hold_child(target, child, tree)) {
+          found = true;
+          queue.push_back(m_procs.size() - 1);  // to the grandchildren and beyond
+        }
+      }
+    }
+    return found;
+  }
+
+  // The same from every process's parent in /proc: /proc lists processes
+  // in PID order, so one that exists during the whole scan is found.
+  bool scan_all(size_t target, std::set<pid_t>& tree) {
     int err = m_os.list_processes(m_entries);
     if (err != 0) fail(fmt::format("cannot read the list of processes in /proc: {}", errno_text(err)), {});
-    std::set<pid_t> tree;
-    for (const auto& p : m_procs)
-      if (p.target == target) tree.insert(p.id);
     bool found = false;
     for (bool grew = true; grew;) {  // to the grandchildren and beyond
       grew = false;
@@ -340,27 +386,28 @@ private:
         if (tree.count(e.pid) || !tree.count(e.ppid)) continue;
         tree.insert(e.pid);
         grew = true;
-        if (!find(e.pid, false) && hold_child(target, e)) found = true;
+        if (!find(e.pid, false) && hold_child(target, e.pid, tree)) found = true;
       }
     }
     return found;
   }
 
-  // A descendant found by the scan; false where it is gone already (or its
-  // PID names another process by the time the pidfd is open).
-  bool hold_child(size_t target, const ProcessParent& e) {
+  // A descendant found by a scan; false where it is gone already, or its
+  // PID names a process whose parent is not in the tree by the time the
+  // pidfd is open (the child exited and its PID went to another).
+  bool hold_child(size_t target, pid_t pid, const std::set<pid_t>& tree) {
     Proc p;
     p.target = target;
-    p.id = e.pid;
-    p.move.pid = e.pid;
-    int fd = m_os.pidfd_open(e.pid);
-    auto start = m_os.start_time(e.pid);  // after the pidfd: then the pidfd is of this process
-    if (!start || *start != e.start_time) {
+    p.id = pid;
+    p.move.pid = pid;
+    int fd = m_os.pidfd_open(pid);
+    auto info = m_os.process_parent(pid);  // after the pidfd: then the pidfd is of this process
+    if (!info || !tree.count(info->ppid)) {
       if (fd >= 0) m_os.close_fd(fd);
       return false;
     }
     p.pidfd = fd >= 0 ? fd : -1;
-    p.start_time = *start;
+    p.start_time = info->start_time;
     m_procs.push_back(std::move(p));
     return true;
   }
@@ -420,15 +467,7 @@ private:
     return true;
   }
 
-  Identity identity(const Proc& p) {
-    // A pidfd that is not readable: the process has not exited, so its PID
-    // is still its own.
-    if (p.pidfd >= 0 && m_os.pidfd_alive(p.pidfd)) return Identity::Same;
-    auto start = m_os.start_time(p.id);
-    if (!start) return Identity::Gone;
-    if (*start != p.start_time) return Identity::Reused;
-    return p.pidfd >= 0 ? Identity::Gone : Identity::Same;  // exited, not reaped yet
-  }
+  Identity identity(const Proc& p) { return held_identity(m_os, p.id, p.pidfd, p.start_time); }
 
   [[noreturn]] void refuse(const Proc& p, pid_t tid, const CpuSet& cpus, int err) {
     if (err == EPERM) fail_thread(p, tid, "permission denied", eperm_hint(m_os));
@@ -450,7 +489,7 @@ private:
 
   // Puts back what was changed, then throws.
   [[noreturn]] void fail(const std::string& what, const std::string& hint) {
-    std::string stays = roll_back(m_os, snapshot());
+    std::string stays = m_options.dry_run ? std::string() : roll_back(m_os, snapshot());
     close_all();
     if (stays.empty()) throw Error(ErrorKind::Runtime, what + "; nothing was changed", hint);
     throw Error(ErrorKind::Runtime, what + "; not every thread was put back",
@@ -467,6 +506,8 @@ private:
       for (auto& p : m_procs) {
         if (p.target != i) continue;
         ProcessMove move = p.move;
+        move.pidfd = p.pidfd;
+        move.start_time = p.start_time;
         // The list every thread had when the process was first read.
         for (const auto& th : move.threads) {
           if (!th.seen || th.inherited) continue;
@@ -483,6 +524,19 @@ private:
       report.targets.push_back(std::move(t));
     }
     return report;
+  }
+
+  // The pidfds, for the report: closed when its last copy goes.
+  std::shared_ptr<void> hand_over() {
+    auto fds = std::make_shared<std::vector<int>>();
+    for (auto& p : m_procs) {
+      if (p.pidfd >= 0) fds->push_back(p.pidfd);
+      p.pidfd = -1;
+    }
+    Os* os = &m_os;
+    return std::shared_ptr<void>(nullptr, [os, fds](void*) {
+      for (int fd : *fds) os->close_fd(fd);
+    });
   }
 
   void close_all() {
@@ -502,6 +556,7 @@ private:
   std::vector<pid_t> m_tids;               // reused between listings
   std::vector<size_t> m_order;             // the order of a pass's visits
   std::vector<ProcessParent> m_entries;    // reused between scans
+  std::vector<std::pair<pid_t, pid_t>> m_children;  // reused between scans
   CpuSet m_current, m_accepted;
 };
 
@@ -512,6 +567,25 @@ PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>
   Engine engine(os, proc, options);
   engine.open(requests, resolve);
   return engine.run();
+}
+
+Identity identity_of(Os& os, const ProcessMove& p) { return held_identity(os, p.pid, p.pidfd, p.start_time); }
+
+bool list_tree_children(Os& os, pid_t pid, std::vector<std::pair<pid_t, pid_t>>& out) {
+  out.clear();
+  std::vector<pid_t> tids, children;
+  bool complete = false;
+  int err = os.list_threads(pid, tids, complete);
+  if (err == ESRCH) return true;  // gone: its children are no longer in the tree
+  if (err != 0 || !complete) return false;
+  for (pid_t tid : tids) {
+    err = os.list_children(pid, tid, children, complete);
+    if (err != 0 || !complete) return false;
+    for (pid_t child : children) out.emplace_back(tid, child);
+  }
+  unsigned n = 0;
+  err = os.thread_count(pid, n);
+  return err == ESRCH || (err == 0 && n == tids.size());
 }
 
 std::string thread_name(const SysRoot& proc, pid_t pid, pid_t tid) {

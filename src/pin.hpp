@@ -10,12 +10,15 @@
 // identity is checked again, and again before every pass that can change
 // anything. Threads, or whole processes, that exit are not a failure; a PID
 // reused by another process is. Any failure puts back every thread affix
-// changed whose list is still the one affix set, and throws Error(Runtime)
-// naming the thread, the reason and every thread that stays elsewhere.
+// changed whose list is still the one affix set (and those created during
+// the move from one it had moved: threads, and with --tree processes), and
+// throws Error(Runtime) naming the thread, the reason and every thread and
+// process that stays elsewhere.
 
 #include <sys/types.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +58,10 @@ struct PinOptions {
   unsigned limit_ms = 10000;     // a move that has not settled by then is a failure
   unsigned max_resets = 4;       // a thread that keeps going back to another list is a failure
   bool dry_run = false;          // read everything, change nothing
+  // For dry_run: a thread's cpuset, where it has one narrower than the
+  // machine (the kernel keeps the part of a list inside it, and refuses a
+  // list with none); nullopt where it has none or it cannot be read.
+  std::function<std::optional<CpuSet>(pid_t pid, pid_t tid)> cpuset_of;
 };
 
 struct ThreadMove {
@@ -76,6 +83,8 @@ struct ThreadMove {
 struct ProcessMove {
   pid_t pid = 0;       // the process (for --tid, the thread's process where known)
   bool exited = false;
+  int pidfd = -1;      // held by the report (PinReport::held); -1 where the kernel has none, and for --tid
+  unsigned long long start_time = 0;    // of `pid` when first held (for --tid, of the thread)
   std::optional<CpuSet> common_before;  // the list every thread had at the first listing, where all had one
   std::vector<ThreadMove> threads;      // ascending TID
 };
@@ -90,7 +99,22 @@ struct TargetReport {
 struct PinReport {
   std::vector<TargetReport> targets;  // in request order
   unsigned passes = 0;
+  // The pidfds of every process, closed when the last copy of the report
+  // goes: a page migration or a roll back after the move acts on the
+  // processes the move held, not on bare numbers (affix(1), GUARANTEES).
+  std::shared_ptr<void> held;
 };
+
+enum class Identity { Same, Gone, Reused };
+// Whether a process of a pin is still the one it held: by its pidfd (not
+// readable: alive, so its PID is its own), else by its start time.
+Identity identity_of(Os& os, const ProcessMove& p);
+
+// With --tree: the children of every thread of process `pid`, as (thread,
+// child) pairs. False where a listing may have skipped a child that
+// existed all along (Os::list_children), or a thread exited while they
+// were read (its children go to another thread, perhaps one read before).
+bool list_tree_children(Os& os, pid_t pid, std::vector<std::pair<pid_t, pid_t>>& out);
 
 // Throws Error(Runtime) "no such process: ID" (or thread) before anything
 // is changed; Error(Usage) where a PID names a thread that is not its
@@ -100,9 +124,13 @@ PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>
                       const PinResolver& resolve, const PinOptions& options = {});
 
 // Puts back every thread of a finished pin that affix changed (for a failure
-// after it, e.g. of --migrate), where its list is still the one affix set.
-// Returns what stays where, as one text ("thread 12 stays on CPUs 1
-// (...)"; "threads 13-15 ..."), empty where every thread is back.
+// after it, e.g. of --migrate), where its list is still the one affix set,
+// and those created during the move on a list affix set (threads; with
+// --tree, processes forked from the tree and theirs, found from its
+// children files once the known ones are back). Acts only on processes the
+// report still holds (identity_of) and on TIDs they still list. Returns
+// what stays where, as one text ("thread 12 stays on CPUs 1 (...)";
+// "threads 13-15 ..."; "process 40 stays ..."), empty where all is back.
 std::string roll_back(Os& os, const PinReport& report);
 
 // "12 (worker)" for messages: the thread's comm from /proc, escaped with

@@ -6,6 +6,8 @@
 // lowest-numbered CPU; a unit spanning several parents is indexed where the
 // walk first meets it).
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -134,5 +136,10 @@ Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::strin
 // thread's affinity (sched_getaffinity, through os.hpp); under another root
 // Cpus_allowed_list of its proc/self/status, where there is one.
 std::optional<CpuSet> read_inherited(const SysRoot& root);
+
+// The cgroup cpuset of one thread (cgroup v1 may put a thread in a cpuset
+// of its own), as read_allowed finds a process's; nullopt where it has
+// none (or none with an online CPU).
+std::optional<CpuSet> read_thread_cpuset(const SysRoot& root, const Topology& topo, pid_t pid, pid_t tid);
 
 }  // namespace affix

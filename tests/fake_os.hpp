@@ -257,6 +257,36 @@ public:
     return 0;
   }
 
+  // The thread that forked each process (list_children; a process not
+  // here was forked by its parent's main thread), and what list_children
+  // says of its listings.
+  std::map<pid_t, pid_t> forked_by;
+  bool children_complete = true;
+  std::vector<std::pair<pid_t, pid_t>> list_children_calls;  // pid, tid
+  int list_children(pid_t pid, pid_t tid, std::vector<pid_t>& out, bool& complete) override {
+    calls.emplace_back("list_children");
+    list_children_calls.emplace_back(pid, tid);
+    complete = children_complete;
+    out.clear();
+    auto it = threads.find(pid);
+    if (it == threads.end() || std::find(it->second.begin(), it->second.end(), tid) == it->second.end()) return ESRCH;
+    for (const auto& [child, parent] : parents) {
+      if (parent != pid || !threads.count(child)) continue;
+      auto by = forked_by.find(child);
+      if ((by == forked_by.end() ? pid : by->second) == tid) out.push_back(child);
+    }
+    return 0;
+  }
+
+  std::optional<ProcessParent> process_parent(pid_t pid) override {
+    calls.emplace_back("process_parent");
+    if (!threads.count(pid)) return std::nullopt;
+    auto parent = parents.find(pid);
+    auto start = start_times.find(pid);
+    return ProcessParent{pid, parent == parents.end() ? 1 : parent->second,
+                         start == start_times.end() ? 0 : start->second};
+  }
+
   int pidfd_open(pid_t pid) override {
     calls.emplace_back("pidfd_open");
     pidfd_open_calls.push_back(pid);

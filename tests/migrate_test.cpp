@@ -156,7 +156,18 @@ TEST_CASE("every target is checked before any page moves; moved pages are said t
   Mapped a(os, 10, 4, 0);
   FakeRoot& root = a.root;  // both processes under one root
   root.write("proc/20/numa_maps", "10000 default anon=4 N0=4 kernelpagesize_kB=4\n");
-  std::vector<MigrateTarget> targets{{10, MemPolicy::Bind, set("1")}, {20, MemPolicy::Bind, set("1")}};
+  bool held = true;  // whether 20 is still the process the pin held
+  std::vector<MigrateTarget> targets{{10, MemPolicy::Bind, set("1"), {}},
+                                     {20, MemPolicy::Bind, set("1"), [&] { return held; }}};
+  SECTION("one that exited (its PID perhaps another's by now) is left alone") {
+    SECTION("before its plan") { held = false; }
+    SECTION("between its plan and its move") {
+      os.on_migrate = [&]() { held = false; };
+    }
+    auto out = migrate_all(os, a.sys(), targets, set("0-1"), false);
+    CHECK(out.text.find("20: exited before its pages were moved\n") != std::string::npos);
+    for (auto& c : os.migrate_calls) CHECK((c.pid == 10 || c.from.empty()));  // 20's pages: never moved
+  }
   SECTION("a refusal of the second: nothing moves at all") {
     os.migrate_errors[20] = EPERM;
     CHECK(error_of([&] { migrate_all(os, a.sys(), targets, set("0-1"), false); }) ==

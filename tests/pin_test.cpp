@@ -113,6 +113,8 @@ TEST_CASE("pin moves every thread, sleeps, then proves them all moved") {
   CHECK(format_cpulist(m.after) == "2");
   CHECK(m.changed);
   CHECK(os.pidfd_open_calls == std::vector<pid_t>{10});
+  CHECK(os.closed_fds.empty());  // held by the report, for what comes after the move
+  report = {};
   CHECK(os.closed_fds == std::vector<int>{100});
 }
 
@@ -598,15 +600,27 @@ TEST_CASE("--tree moves the process, its children and theirs, and what forks dur
   add_process(os, 20, {20}, cpus("0-3"), 100, 10);
   add_process(os, 30, {30, 31}, cpus("0-3"), 100, 20);
   add_process(os, 40, {40}, cpus("0-3"), 100, 1);  // not in the tree
-  // At the second scan, 20 has forked 50 (on the old list: the fork began
+  // By the second scan, 20 has forked 50 (on the old list: the fork began
   // before 20 moved) and 50 has forked 60.
-  os.on_list_processes = [](FakeOs& o, unsigned n) {
-    if (n == 1) {
-      add_process(o, 50, {50}, cpus("0-3"), 100, 20);
-      add_process(o, 60, {60}, cpus("0-3"), 100, 50);
-    }
+  auto fork_two = [](FakeOs& o) {
+    add_process(o, 50, {50}, cpus("0-3"), 100, 20);
+    add_process(o, 60, {60}, cpus("0-3"), 100, 50);
   };
+  SECTION("the children files") {
+    os.on_sleep = [&](FakeOs& o, unsigned) {
+      if (!o.threads.count(50)) fork_two(o);
+    };
+  }
+  SECTION("every process's parent, where a children file may have skipped one") {
+    os.children_complete = false;
+    os.on_list_processes = [&](FakeOs& o, unsigned n) {
+      if (n == 1) fork_two(o);
+    };
+  }
   auto report = pin(os, {tree(10)}, to("2"));
+  // The children files cost what the tree holds: 40 is never read.
+  if (!os.children_complete) CHECK(os.call_count("list_processes") > 0);
+  else CHECK(os.call_count("list_processes") == 0);
   CHECK(lists(os, {10, 11, 20, 30, 31, 50, 60}) == "2 2 2 2 2 2 2");
   CHECK(lists(os, {40}) == "0-3");
   REQUIRE(report.targets.size() == 1);
@@ -656,4 +670,82 @@ TEST_CASE("--dry-run reads every thread and changes nothing") {
   CHECK(format_cpulist(threads[0].after) == "1");
   CHECK(format_cpulist(threads[1].before) == "1");
   CHECK(format_cpulist(report.targets[0].processes[1].threads[0].after) == "1");
+}
+
+TEST_CASE("a roll back puts back the threads created during a --spread move") {
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12}, cpus("0-3"));
+  os.set_affinity_errors[12] = EPERM;
+  // Refused at 12, after 10 is on CPU 0: 10 creates 13 there.
+  os.on_set_affinity = [](FakeOs& o, pid_t tid, const CpuSet&, unsigned) {
+    if (tid == 12) add_thread(o, 10, 13, o.affinity.at(10));
+  };
+  CHECK(failure(os, {process(10)}, to("0-1", {0, 1})) ==
+        "cannot move thread 12 of process 10: permission denied; nothing was changed | moving another "
+        "user's process needs CAP_SYS_NICE");
+  CHECK(lists(os, {10, 11, 12, 13}) == "0-3 0-3 0-3 0-3");
+}
+
+TEST_CASE("--tree: a roll back puts back the children forked during the move") {
+  FakeOs os;
+  add_process(os, 10, {10}, cpus("0-3"));
+  add_process(os, 20, {20}, cpus("0-3"), 100, 10);
+  os.set_affinity_errors[20] = EPERM;
+  SECTION("from a thread affix moved: the list that thread had") {
+    os.on_set_affinity = [](FakeOs& o, pid_t tid, const CpuSet&, unsigned) {
+      if (tid == 20 && !o.threads.count(30)) {
+        add_process(o, 30, {30, 31}, o.affinity.at(10), 100, 10);
+        add_process(o, 40, {40}, o.affinity.at(10), 100, 30);  // and its own child
+      }
+    };
+    CHECK(failure(os, {tree(10)}, to("2")) ==
+          "cannot move thread 20 of process 20: permission denied; nothing was changed | moving another "
+          "user's process needs CAP_SYS_NICE");
+    CHECK(lists(os, {10, 20, 30, 31, 40}) == "0-3 0-3 0-3 0-3 0-3");
+  }
+  SECTION("from a thread created during the move, where there is no single old list: named") {
+    add_thread(os, 10, 11, cpus("3"));
+    os.on_set_affinity = [](FakeOs& o, pid_t tid, const CpuSet&, unsigned) {
+      if (tid == 20 && !o.threads.count(30)) {
+        add_thread(o, 10, 12, cpus("2"));
+        add_process(o, 30, {30}, cpus("2"), 100, 10);
+        o.forked_by[30] = 12;
+      }
+    };
+    CHECK(failure(os, {tree(10)}, to("2")) ==
+          "cannot move thread 20 of process 20: permission denied; not every thread was put back | moving "
+          "another user's process needs CAP_SYS_NICE; thread 12 stays on CPUs 2 (created during the move; no "
+          "old list to put back); process 30 stays on CPUs 2 (forked during the move; no old list to put back)");
+    CHECK(lists(os, {10, 11, 20}) == "0-3 3 0-3");
+  }
+}
+
+TEST_CASE("a roll back leaves a process whose PID was reused after the move") {
+  FakeOs os;
+  add_process(os, 10, {10}, cpus("0-3"));
+  auto report = pin(os, {process(10)}, to("1"));
+  remove_process(os, 10);
+  add_process(os, 10, {10}, cpus("1"), 200);  // another process, on the same list
+  CHECK(roll_back(os, report).empty());
+  CHECK(lists(os, {10}) == "1");
+  report = {};
+  CHECK(os.closed_fds.size() == 1);  // the pidfd was held until the report went
+}
+
+TEST_CASE("--dry-run: the kernel's part of the list inside the thread's cpuset, and its refusals") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-1"));
+  os.affinity[11] = cpus("1");
+  PinOptions options;
+  options.dry_run = true;
+  options.cpuset_of = [](pid_t, pid_t tid) -> std::optional<CpuSet> {
+    if (tid == 11) return cpus("1");
+    return std::nullopt;
+  };
+  auto report = pin(os, {process(10)}, to("0-1"), options);
+  CHECK(format_cpulist(report.targets[0].processes[0].threads[1].after) == "1");
+  CHECK(failure(os, {process(10)}, to("0"), options) ==
+        "cannot move thread 11 of process 10: the kernel refused CPUs 0: Invalid argument; nothing was "
+        "changed | the CPUs must be in the target's own cpuset");
+  CHECK(os.set_affinity_calls.empty());
 }
