@@ -8,8 +8,8 @@
 set -g __affix_commands run pin show topo explain watch
 set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root --as -i --interval -c
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
-set -g __affix_opts_run $__affix_shape_opts --env -v --verbose --dry-run -h --help
-set -g __affix_opts_explain $__affix_shape_opts --json --as --root -h --help
+set -g __affix_opts_run $__affix_shape_opts --spread --env -v --verbose --dry-run -h --help
+set -g __affix_opts_explain $__affix_shape_opts --spread --json --as --root -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run -h --help
 set -g __affix_opts_show --json --pinned --root -h --help
 set -g __affix_opts_topo --json --root -h --help
@@ -345,6 +345,7 @@ complete -c affix -n '__affix_for run' -s v -l verbose -d 'print the placement'
 complete -c affix -n '__affix_for run' -l dry-run -d 'print what would be done'
 # pin
 complete -c affix -n '__affix_for pin' -l spread -d 'one CPU per thread'
+complete -c affix -n '__affix_for run explain' -l spread -d 'one CPU per new thread (--spread=N: N per CPU)'
 complete -c affix -n '__affix_for pin' -l tid -d 'the IDs are thread IDs'
 complete -c affix -n '__affix_for pin' -s v -l verbose -d 'print old and new CPU lists'
 complete -c affix -n '__affix_for pin' -l migrate -d 'move existing pages too'

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "os.hpp"
 #include "explain_output.hpp"
+#include "launch.hpp"
 #include "placement_cli.hpp"
 #include "placement_env.hpp"
 #include "resolver.hpp"
@@ -21,6 +22,8 @@ int command_explain(const Args& args) {
     std::fputs(command_help(CommandKind::Explain).c_str(), stdout);
     return k_exit_ok;
   }
+  if (cl.spread && (cl.json || cl.as))
+    throw Error(ErrorKind::Usage, "--spread is shown in explain's text, not with --json or --as");
   SysRoot root(cl.root.value_or("/"));
   Topology topo = read_topology(root);
   Allowed allowed = read_allowed(root, topo);
@@ -41,6 +44,8 @@ int command_explain(const Args& args) {
   PlacementEnv vars = placement_env(placement, env);
   std::string text = cl.json ? explain_json(placement, allowed, vars)
                              : explain_text(placement, allowed, vars);
+  if (cl.spread)  // what `run --spread` would give the threads the command creates
+    text += "spread    " + spread_order_text(placement.sequence, cl.spread) + "\n";
   std::fputs(text.c_str(), stdout);
   return k_exit_ok;
 }

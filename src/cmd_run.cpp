@@ -47,6 +47,7 @@ int command_run(const Args& args) {
   request.argv = cl.rest;
   request.verbose = cl.verbose;
   request.dry_run = cl.dry_run;
+  request.spread = cl.spread;
   if (cl.env) {
     PlacementEnv vars = placement_env(placement, env);
     request.env = std::move(vars.exported);

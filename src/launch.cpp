@@ -88,12 +88,33 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
     line.pop_back();  // the newline: these are lines
     lines.push_back(line);
   }
+  if (request.spread) {
+    lines.push_back(fmt::format("{}spread the threads the command creates, one CPU each{}: {}", pre,
+                                request.spread == 1 ? ""
+                                                    : fmt::format(" ({} per CPU)", request.spread),
+                                spread_order_text(placement.sequence, request.spread)));
+    lines.push_back(fmt::format("{}follow the command's threads with ptrace: a debugger or strace "
+                                "cannot attach to it while it runs", pre));
+  }
   for (auto& [name, value] : request.env)
     lines.push_back(fmt::format("{}set {}={}", pre, name, shell_quote(value)));
   for (auto& [name, value] : request.kept)
     lines.push_back(fmt::format("{}keep {}={} (set by the user)", pre, name, shell_quote(value)));
   lines.push_back(fmt::format("{}exec: {}", pre, command_text(request.argv)));
   return lines;
+}
+
+std::string spread_order_text(const std::vector<unsigned>& sequence, unsigned per_cpu) {
+  std::string out;
+  unsigned thread = 1;
+  for (unsigned cpu : sequence) {
+    if (!out.empty()) out += ", ";
+    if (per_cpu == 1) out += fmt::format("thread {}: CPU {}", thread, cpu);
+    else out += fmt::format("threads {}-{}: CPU {}", thread, thread + per_cpu - 1, cpu);
+    thread += per_cpu;
+  }
+  if (!sequence.empty()) out += fmt::format(", then again from CPU {}", sequence.front());
+  return out;
 }
 
 ExecFailure exec_failure(const std::string& command, int error) {
@@ -160,6 +181,18 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, Lau
                                "policy (container policy)"
                              : "");
   for (auto& [name, value] : request.env) os.set_env(name, value);
+  if (request.spread) {
+    const char* call = "ptrace";
+    if (int fe = os.follow_threads(placement.sequence, request.spread, call)) {
+      bool refused = std::strcmp(call, "ptrace") == 0;
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("cannot follow the command's threads for --spread: {}: {}", call,
+                              std::strerror(fe)),
+                  refused ? "the kernel refuses ptrace here (Yama ptrace_scope 3, a seccomp filter, "
+                            "or a container without CAP_SYS_PTRACE); the command was not started"
+                          : "the command was not started");
+    }
+  }
   int e = os.exec(request.argv);
   if (e == 0) return k_exit_ok;
   ExecFailure f = exec_failure(request.argv[0], e);

@@ -1,8 +1,9 @@
 #pragma once
 // `affix run` after resolution: apply a placement to this process and exec
 // the command (no fork). The order is fixed: memory policy, then CPU
-// affinity, then the --env variables, then exec. Nothing execs when a step
-// before it fails: the command never runs unbound.
+// affinity, then the --env variables, then (--spread) the thread follower,
+// then exec. Nothing execs when a step before it fails: the command never
+// runs unbound, nor unspread.
 
 #include <cstdio>
 #include <ostream>
@@ -45,7 +46,13 @@ struct LaunchRequest {
   EnvVars kept;                   // --env variables left as the user set them (listed by -v, --dry-run)
   bool verbose = false;           // -v: the placement on `err` before the exec
   bool dry_run = false;           // print what would be done on `out`, do nothing
+  unsigned spread = 0;            // --spread=N: threads per CPU; 0: not spread
 };
+
+// The order --spread gives the threads the command creates, over the CPUs
+// `sequence` (selection order), N per CPU: "thread 1: CPU 0, thread 2: CPU 1,
+// then again from CPU 0", "threads 1-2: CPU 0, threads 3-4: CPU 1, then ...".
+std::string spread_order_text(const std::vector<unsigned>& sequence, unsigned per_cpu);
 
 // The widening warning (Placement::widening) goes to `err` first, once,
 // whatever the mode. A dry run returns 0, or where the command would not be
@@ -53,7 +60,8 @@ struct LaunchRequest {
 // real run would and returns its 127 or 126. When exec fails, prints the
 // error on `err` and returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
 // Os::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
-// policy or the CPU affinity cannot be set (the caller exits 125).
+// policy or the CPU affinity cannot be set, or (--spread) the threads cannot
+// be followed (the caller exits 125).
 int launch(Os& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
            LaunchOutput& err);
 int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,

@@ -101,6 +101,13 @@ public:
   // What exec would find for argv[0] without executing it: 0, or the errno
   // exec would fail with (exec_lookup.hpp; run --dry-run).
   virtual int find_command(const std::string& command);
+  // run --spread: start the helper that follows the calling process's thread
+  // creation (thread_follow.hpp) and gives the k-th new thread
+  // cpus[(k / per_cpu) % cpus.size()]. Returns 0 once it is attached (exec
+  // next), or the errno of the call that failed, named in `call` ("ptrace"
+  // where the kernel refuses to let affix follow: EPERM).
+  virtual int follow_threads(const std::vector<unsigned>& cpus, unsigned per_cpu,
+                             const char*& call) = 0;
   // setenv (overwrite).
   virtual void set_env(const std::string& name, const std::string& value) = 0;
   // Whether affix itself holds CAP_SYS_NICE (CapEff in /proc/self/status):

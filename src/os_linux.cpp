@@ -25,6 +25,7 @@
 #include "diag.hpp"
 #include "os.hpp"
 #include "proc.hpp"
+#include "thread_follow.hpp"
 
 namespace affix {
 
@@ -337,6 +338,11 @@ public:
       m_caps = status && ((status->cap_eff >> 23) & 1) ? 1 : 0;  // CAP_SYS_NICE
     }
     return m_caps == 1;
+  }
+
+  int follow_threads(const std::vector<unsigned>& cpus, unsigned per_cpu,
+                     const char*& call) override {
+    return start_thread_follower(SpreadPlan{cpus, per_cpu}, call);
   }
 
   void set_env(const std::string& name, const std::string& value) override {

@@ -56,7 +56,7 @@ constexpr OptionSpec k_options[] = {
     {Opt::Json, "json", 0, false, k_explain},
     {Opt::Root, "root", 0, true, k_explain},
     {Opt::As, "as", 0, true, k_explain},
-    {Opt::Spread, "spread", 0, false, k_pin},
+    {Opt::Spread, "spread", 0, false, k_all},  // run and explain: --spread=N
     {Opt::Tid, "tid", 0, false, k_pin},
     {Opt::Migrate, "migrate", 0, false, k_pin},
     {Opt::Tree, "tree", 0, false, k_pin},
@@ -212,6 +212,15 @@ MemRequest parse_mem_option(const std::string& text) {
   return mem;
 }
 
+unsigned parse_spread_option(const std::string& text) {
+  auto v = parse_decimal(text, k_max_id);
+  if (!v || *v == 0)
+    throw Error(ErrorKind::Usage, fmt::format("invalid --spread '{}': expected a whole number of "
+                                              "threads per CPU from 1 to {} (--spread=2)",
+                                              text, k_max_id));
+  return static_cast<unsigned>(*v);
+}
+
 Order parse_order_option(const std::string& text) {
   if (text == "compact") return Order::Compact;
   if (text == "scatter") return Order::Scatter;
@@ -269,7 +278,10 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
           if (o == spec.opt)
             usage_error(kind, fmt::format("option '--{}' given twice", spec.long_name));
         seen_values.push_back(spec.opt);
-      } else if (ow.value) {
+      } else if (ow.value && spec.opt == Opt::Spread && kind == CommandKind::Pin) {
+        usage_error(kind, "option '--spread' takes no value for 'pin': N threads per CPU "
+                          "(--spread=N) is for run");
+      } else if (ow.value && spec.opt != Opt::Spread) {
         usage_error(kind, fmt::format("option '{}' takes no value", ow.name));
       }
       switch (spec.opt) {
@@ -296,7 +308,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
           if (value.empty()) usage_error(kind, "option '--root' needs a value");
           cl.root = value;
           break;
-        case Opt::Spread: cl.spread = true; break;
+        case Opt::Spread: cl.spread = ow.value ? parse_spread_option(*ow.value) : 1; break;
         case Opt::Tid: cl.tid = true; break;
         case Opt::Migrate: cl.migrate = true; break;
         case Opt::Tree: cl.tree = true; break;
@@ -352,6 +364,9 @@ std::string command_help(CommandKind kind) {
              "starts the command; '--' also ends affix's options.\n\n" +
              where + "\n" + shape +
              "Run:\n"
+             "  --spread[=N]           each thread the command creates gets one CPU of the\n"
+             "                         selection before it runs, N per CPU (default 1), in\n"
+             "                         creation order; the main thread keeps the selection\n"
              "  --env                  export AFFIX_CPUS, AFFIX_NODES and, unless set,\n"
              "                         OMP_NUM_THREADS, GOMAXPROCS, OMP_PLACES, OMP_PROC_BIND\n"
              "  -v, --verbose          print the placement on stderr before the exec\n"
@@ -364,6 +379,7 @@ std::string command_help(CommandKind kind) {
              "Resolve WHERE and print the placement; change nothing.\n\n" +
              where + "\n" + shape +
              "Output:\n"
+             "  --spread[=N]           also the CPU run --spread[=N] gives each new thread\n"
              "  --json                 one JSON document on stdout\n"
              "  --as FORMAT            the placement in another launcher's words: systemd\n"
              "                         (unit lines), docker (run flags), taskset, numactl\n"

@@ -45,8 +45,10 @@ struct CommandLine {
   // run and pin
   bool dry_run = false;        // --dry-run
   bool env = false;            // --env
+  // run, explain and pin: threads per CPU, 0 without --spread (run and
+  // explain take --spread=N; pin takes no value)
+  unsigned spread = 0;
   // pin
-  bool spread = false;         // --spread
   bool tid = false;            // --tid
   bool migrate = false;        // --migrate
   bool tree = false;           // --tree
@@ -71,6 +73,7 @@ unsigned parse_count_option(const std::string& text);
 SliceRequest parse_slice_option(const std::string& text);
 MemRequest parse_mem_option(const std::string& text);
 Order parse_order_option(const std::string& text);
+unsigned parse_spread_option(const std::string& text);  // N of --spread=N
 AsFormat parse_as_option(const std::string& text);
 
 }  // namespace affix

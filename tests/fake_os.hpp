@@ -45,7 +45,7 @@ public:
   // "get_affinity", "set_mempolicy", "has_preferred_many", "mems_allowed",
   // "migrate_pages", "move_pages", "list_threads", "thread_count",
   // "list_processes", "pidfd_open", "pidfd_alive", "close_fd", "start_time",
-  // "now_ms", "sleep_ms", "exec", "set_env"); the typed vectors hold the
+  // "now_ms", "sleep_ms", "follow_threads", "exec", "set_env"); the typed vectors hold the
   // arguments.
   std::vector<std::string> calls;
   std::vector<AffinityCall> set_affinity_calls;
@@ -58,6 +58,11 @@ public:
   std::vector<int> closed_fds;
   std::vector<unsigned> sleeps;
   std::vector<std::vector<std::string>> exec_calls;
+  struct FollowCall {
+    std::vector<unsigned> cpus;
+    unsigned per_cpu;
+  };
+  std::vector<FollowCall> follow_calls;
   std::vector<std::pair<std::string, std::string>> env_calls;
 
   // --- The world the calls act on.
@@ -99,6 +104,7 @@ public:
   std::map<pid_t, int> thread_count_errors;  // per pid
   int pidfd_error = 0;       // e.g. ENOSYS: pidfd_open returns -pidfd_error
   bool cap_sys_nice = false; // has_cap_sys_nice
+  int follow_error = 0;      // follow_threads' answer (EPERM: ptrace refused)
   int exec_error = 0;        // 0: the "exec" succeeded and returns 0
   int find_error = 0;        // find_command's answer (not recorded in calls)
 
@@ -346,6 +352,14 @@ public:
   bool has_cap_sys_nice() override {
     calls.emplace_back("has_cap_sys_nice");
     return cap_sys_nice;
+  }
+
+  int follow_threads(const std::vector<unsigned>& cpus, unsigned per_cpu,
+                     const char*& call) override {
+    calls.emplace_back("follow_threads");
+    follow_calls.push_back({cpus, per_cpu});
+    call = "ptrace";
+    return follow_error;
   }
 
   void set_env(const std::string& name, const std::string& value) override {

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <sstream>
 
@@ -244,4 +245,53 @@ TEST_CASE("a dry run exits 127 or 126 where the real run would") {
   CHECK(launch(os, placement("0"), req, out2, err2) == 126);
   CHECK(err2.str() == "affix: error: cannot execute '/etc/passwd': Permission denied\n");
   CHECK(os.calls.empty());
+}
+
+TEST_CASE("--spread: the follower starts after the affinity and the environment, before the exec") {
+  FakeOs os;
+  auto req = command({"./bench"});
+  req.spread = 2;
+  req.env = {{"AFFIX_CPUS", "0-1"}};
+  std::ostringstream out, err;
+  Placement p = placement("0-1");
+  p.sequence = {1, 0};  // --order: the follower gets the CPUs in selection order
+  CHECK(launch(os, p, req, out, err) == 0);
+  CHECK(os.calls == std::vector<std::string>{"set_affinity", "set_env", "follow_threads", "exec"});
+  REQUIRE(os.follow_calls.size() == 1);
+  CHECK(os.follow_calls[0].cpus == std::vector<unsigned>{1, 0});
+  CHECK(os.follow_calls[0].per_cpu == 2);
+  CHECK(os.set_affinity_calls[0].cpus == set_of("0-1"));  // the main thread keeps the selection
+}
+
+TEST_CASE("--spread: a refused ptrace is an error and the command never starts") {
+  FakeOs os;
+  os.follow_error = EPERM;
+  auto req = command({"./bench"});
+  req.spread = 1;
+  std::ostringstream out, err;
+  try {
+    launch(os, placement("0-1"), req, out, err);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Runtime);
+    CHECK(std::string(e.what()) ==
+          "cannot follow the command's threads for --spread: ptrace: Operation not permitted");
+    CHECK(e.hint() == "the kernel refuses ptrace here (Yama ptrace_scope 3, a seccomp filter, or a "
+                      "container without CAP_SYS_PTRACE); the command was not started");
+  }
+  CHECK(os.exec_calls.empty());
+}
+
+TEST_CASE("--spread: the order, N per CPU") {
+  CHECK(spread_order_text({0, 1}, 1) == "thread 1: CPU 0, thread 2: CPU 1, then again from CPU 0");
+  CHECK(spread_order_text({3, 1}, 2) ==
+        "threads 1-2: CPU 3, threads 3-4: CPU 1, then again from CPU 3");
+  auto lines = describe_launch(placement("0-1"), [] {
+    auto r = command({"true"});
+    r.spread = 1;
+    return r;
+  }(), true);
+  CHECK(std::find(lines.begin(), lines.end(),
+                  "affix: would follow the command's threads with ptrace: a debugger or strace "
+                  "cannot attach to it while it runs") != lines.end());
 }

@@ -246,3 +246,20 @@ TEST_CASE("explain --as: the four formats, and not with --json") {
   CHECK(error_of(CommandKind::Run, {"--as", "taskset", "0", "ls"}) == "unknown option '--as' for 'run'");
   CHECK(command_help(CommandKind::Explain).find("--as FORMAT") != std::string::npos);
 }
+
+TEST_CASE("--spread[=N]: run and explain take N threads per CPU, pin takes no value") {
+  CHECK(run({"0-1", "./bench"}).spread == 0);
+  CHECK(run({"--spread", "0-1", "./bench"}).spread == 1);
+  CHECK(run({"--spread=2", "0-1", "./bench"}).spread == 2);
+  CHECK(run({"0-1", "--spread=3", "./bench", "--spread=4"}).spread == 3);  // the command's own
+  CHECK(run({"0-1", "--spread=3", "./bench", "--spread=4"}).rest == Args{"./bench", "--spread=4"});
+  CHECK(run({"--spread", "2", "./bench"}).request.where == "2");  // N is attached, else WHERE
+  CHECK(parse(CommandKind::Explain, {"--spread=2", "0-1"}).spread == 2);
+  CHECK(parse(CommandKind::Pin, {"--spread", "0-1", "12"}).spread == 1);
+  for (const char* v : {"0", "x", "", "-1", "+2", "1048577"})
+    CHECK(run_error({std::string("--spread=") + v, "0-1", "true"}) ==
+          std::string("invalid --spread '") + v +
+              "': expected a whole number of threads per CPU from 1 to 1048576 (--spread=2)");
+  CHECK(error_of(CommandKind::Pin, {"--spread=2", "0-1", "12"}) ==
+        "option '--spread' takes no value for 'pin': N threads per CPU (--spread=N) is for run");
+}
