@@ -6,7 +6,7 @@
 //   seccomp_run SYSCALL[,SYSCALL...] ERRNO PROGRAM [ARG...]
 //
 // SYSCALL: set_mempolicy, mbind, migrate_pages, sched_setaffinity,
-// sched_getaffinity, get_mempolicy, perf_event_open. ERRNO: EPERM, EINVAL, ESRCH, EACCES,
+// sched_getaffinity, get_mempolicy, perf_event_open, ptrace. ERRNO: EPERM, EINVAL, ESRCH, EACCES,
 // ENOSYS. Raw BPF through prctl(PR_SET_SECCOMP); no libseccomp needed.
 // Exit status 120 when the helper itself fails.
 #include <errno.h>
@@ -41,6 +41,7 @@ int syscall_number(const std::string& name) {
   if (name == "sched_setaffinity") return SYS_sched_setaffinity;
   if (name == "sched_getaffinity") return SYS_sched_getaffinity;
   if (name == "perf_event_open") return SYS_perf_event_open;
+  if (name == "ptrace") return SYS_ptrace;
   return -1;
 }
 
