@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -116,55 +117,78 @@ bool is_stop_signal(int sig) {
 
 int start_thread_follower(const SpreadPlan& plan, const char*& call) {
   pid_t command = ::getpid();
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
+  // up: H and G to P (G's PID, then G's answer); down: P to G (attach now).
+  int up[2], down[2];
+  if (::pipe2(up, O_CLOEXEC) != 0) {
     call = "pipe";
     return errno;
+  }
+  if (::pipe2(down, O_CLOEXEC) != 0) {
+    int e = errno;
+    ::close(up[0]);
+    ::close(up[1]);
+    call = "pipe";
+    return e;
   }
   pid_t h = ::fork();
   if (h < 0) {
     int e = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
+    for (int fd : {up[0], up[1], down[0], down[1]}) ::close(fd);
     call = "fork";
     return e;
   }
   if (h == 0) {  // H
-    ::close(fds[0]);
+    ::close(up[0]);
+    ::close(down[1]);
     pid_t g = ::fork();
-    if (g < 0) {
-      int answer[2] = {1, errno};
-      write_all(fds[1], answer, sizeof answer);
+    if (g != 0) {
+      int first[2] = {g < 0 ? 1 : 0, g < 0 ? errno : g};
+      write_all(up[1], first, sizeof first);
       ::_exit(0);
     }
-    if (g > 0) ::_exit(0);
     // G: out of the command's session (no terminal signals: a Ctrl-C is the
     // command's), no descriptor of the command's kept open.
     ::setsid();
     ::signal(SIGCHLD, SIG_DFL);  // an ignored SIGCHLD (inherited) would hide the exits
+    char go = 0;
+    if (!read_all(down[0], &go, 1)) ::_exit(0);
     int answer[2] = {0, 0};
     if (ptrace(PTRACE_SEIZE, command, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC) != 0)
       answer[0] = 2, answer[1] = errno;
-    write_all(fds[1], answer, sizeof answer);
+    write_all(up[1], answer, sizeof answer);
     if (answer[0] != 0) ::_exit(0);
     int null = ::open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
     ::syscall(SYS_close_range, 3U, ~0U, 0U);
     follow(command, plan);
   }
-  ::close(fds[1]);
-  int answer[2] = {0, 0};
-  bool got = read_all(fds[0], answer, sizeof answer);
-  ::close(fds[0]);
+  ::close(up[1]);
+  ::close(down[0]);
+  int first[2] = {0, 0}, answer[2] = {0, 0};
+  bool got = read_all(up[0], first, sizeof first) && first[0] == 0;
+  if (got) {
+    // Yama ptrace_scope 1 lets only ancestors attach, and G is none: name it
+    // (EINVAL without Yama), for as long as it takes G to attach.
+    ::prctl(PR_SET_PTRACER, static_cast<unsigned long>(first[1]), 0, 0, 0);
+    char go = 1;
+    got = write_all(down[1], &go, 1) && read_all(up[0], answer, sizeof answer);
+    ::prctl(PR_SET_PTRACER, 0UL, 0, 0, 0);
+  }
+  ::close(up[0]);
+  ::close(down[1]);
   int hs = 0;
   while (::waitpid(h, &hs, 0) < 0 && errno == EINTR) {
+  }
+  if (first[0] != 0) {
+    call = "fork";
+    return first[1];
   }
   if (!got) {
     call = "fork";
     return ECHILD;  // the helper died before it answered
   }
   if (answer[0] == 0) return 0;
-  call = answer[0] == 1 ? "fork" : "ptrace";
+  call = "ptrace";
   return answer[1];
 }
 

@@ -7,7 +7,9 @@
 //
 // The mechanism (the man page's "SPREADING THREADS AT LAUNCH" says why):
 // affix (P) forks H, H forks the follower G and exits, P reaps H, so G is
-// neither the command's parent nor its child. G attaches with
+// neither the command's parent nor its child. P names G as its tracer
+// (PR_SET_PTRACER, for Yama ptrace_scope 1, which lets only ancestors attach;
+// cleared once G answers), then G attaches with
 // PTRACE_SEIZE (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC, not EXITKILL: the
 // command goes on if G dies) and tells P through a pipe; P execs only after
 // that. A new thread stops twice, at its own first stop and at its creator's
