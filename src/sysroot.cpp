@@ -31,6 +31,13 @@ bool SysRoot::exists(std::string_view rel) const {
   return ::stat(path(rel).c_str(), &st) == 0;
 }
 
+std::optional<std::string> SysRoot::read_link(std::string_view rel) const {
+  char buf[4096];
+  ssize_t n = ::readlink(path(rel).c_str(), buf, sizeof buf);
+  if (n < 0 || static_cast<size_t>(n) == sizeof buf) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) const {
   std::string p = path(rel);
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -30,6 +30,9 @@ public:
   std::string path(std::string_view rel) const;
 
   bool exists(std::string_view rel) const;
+  // The target of a symbolic link (proc/PID/ns/mnt: "mnt:[4026531841]"),
+  // nullopt where it is none or cannot be read.
+  std::optional<std::string> read_link(std::string_view rel) const;
   // Content, or nullopt where the file is missing or unreadable.  A file
   // larger than `limit` throws Error(Runtime) naming the file. Under sys/,
   // NUL bytes after the content are dropped (some dumps and old kernels

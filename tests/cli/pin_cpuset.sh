@@ -55,4 +55,25 @@ check "split: pin 0: the message" \
 affix: hint: the CPUs must be in the target's own cpuset" "$ERR"
 check "split: pin 0: every thread put back" "3 0-1 1 1" "$(thread_lists $PID)"
 stop $PID
+
+# A containerised target: its cpuset bind-mounted as its own
+# /sys/fs/cgroup/cpuset in a private mount namespace, as Docker does on
+# cgroup v1 (the host's cpuset mount gone there). affix reads the target's
+# mountinfo, so it reads the files through /proc/PID/root, as the target
+# sees them, not the host's /sys/fs/cgroup/cpuset (0-1).
+mkdir "$tmp/mnt"
+unshare -m --propagation private sh -c 'echo $$ > "$1/cgroup.procs" && mount --bind "$1" "$2" &&
+  umount -l /sys/fs/cgroup/cpuset && mount --move "$2" /sys/fs/cgroup/cpuset && echo ready && exec sleep 1000' \
+  sh "$cg" "$tmp/mnt" > "$tmp/ns.out" 2>&1 &
+PID=$!
+started+=("$PID")
+for _ in $(seq 200); do grep -q ready "$tmp/ns.out" && break; sleep 0.05; done
+check "container: its own view of its cpuset" "1" "$(cat /proc/$PID/root/sys/fs/cgroup/cpuset/cpuset.effective_cpus)"
+run_affix pin 0 $PID
+check "container: pin 0: status" 2 "$RC"
+check "container: pin 0: CPU 0 is not allowed by the cpuset it sees" \
+  "affix: error: CPU 0 is not allowed (allowed: 1, from cgroup1:/proc/$PID/root/sys/fs/cgroup/cpuset/cpuset.effective_cpus)" "$ERR"
+run_affix pin all $PID
+check "container: pin all is its CPU 1" "0 $PID: 1 thread on CPUs 1 (0 moved)" "$RC $OUT"
+stop $PID
 finish
