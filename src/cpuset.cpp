@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "text.hpp"
+
 namespace affix {
 
 CpuSet CpuSet::range(unsigned first, unsigned last) {
@@ -147,13 +149,24 @@ std::string_view strip(std::string_view s, size_t& offset) {
   return s;
 }
 
+// Text a parse error quotes: a file's content is data (escaped as names
+// are, printable()), and at most k_max_quote of its bytes, then "...": a
+// 288 KB mask is not one line of a message (the offset says where it goes
+// wrong).
+constexpr size_t k_max_quote = 80;
+std::string quoted(std::string_view s) {
+  if (s.size() <= k_max_quote) return printable(s);
+  return printable(s.substr(0, k_max_quote)) + "...";
+}
+std::string quoted(char c) { return printable(std::string_view(&c, 1)); }
+
 // Reads digits at pos; returns the number or an error message.
 bool read_number(std::string_view s, size_t& pos, unsigned max_id, unsigned& out,
                  std::string& why) {
   size_t start = pos;
   while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
   if (pos == start) {
-    why = pos < s.size() ? fmt::format("unexpected '{}'", s[pos]) : "missing number";
+    why = pos < s.size() ? fmt::format("unexpected '{}'", quoted(s[pos])) : "missing number";
     return false;
   }
   auto digits = s.substr(start, pos - start);
@@ -181,7 +194,7 @@ Parsed<CpuSet> parse_cpulist(std::string_view text, bool allow_empty, unsigned m
   auto fail = [&](size_t pos, const std::string& why) {
     result.error.position = offset + pos;
     result.error.message = fmt::format("invalid cpulist '{}': {} at offset {}",
-                                       std::string(strip(text, offset)), why, pos);
+                                       quoted(strip(text, offset)), why, pos);
     return result;
   };
   CpuSet set;
@@ -219,7 +232,7 @@ Parsed<CpuSet> parse_cpulist(std::string_view text, bool allow_empty, unsigned m
       }
     }
     if (pos == s.size()) break;
-    if (s[pos] != ',') return fail(pos, fmt::format("unexpected '{}'", s[pos]));
+    if (s[pos] != ',') return fail(pos, fmt::format("unexpected '{}'", quoted(s[pos])));
     ++pos;
     if (pos == s.size()) return fail(pos - 1, "stray comma");
   }
@@ -234,7 +247,7 @@ Parsed<CpuSet> parse_cpumask(std::string_view text, unsigned max_id) {
   auto fail = [&](size_t pos, const std::string& why) {
     result.error.position = offset + pos;
     result.error.message =
-        fmt::format("invalid cpu mask '{}': {} at offset {}", std::string(s), why, pos);
+        fmt::format("invalid cpu mask '{}': {} at offset {}", quoted(s), why, pos);
     return result;
   };
   if (s.empty()) return fail(0, "empty mask");
@@ -249,7 +262,7 @@ Parsed<CpuSet> parse_cpumask(std::string_view text, unsigned max_id) {
       for (size_t k = 0; k < g.size(); ++k) {
         char c = g[k];
         bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-        if (!hex) return fail(start + k, fmt::format("unexpected '{}'", c));
+        if (!hex) return fail(start + k, fmt::format("unexpected '{}'", quoted(c)));
       }
       groups.push_back(g);
       start = i + 1;

@@ -46,7 +46,7 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   line(out, "sockets", format_cpulist(p.sockets));
   line(out, "nodes", format_cpulist(p.nodes));
   line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
-                                   format_cpulist(allowed.mems), allowed.source));
+                                   format_cpulist(allowed.mems), printable(allowed.source)));
   CpuSet self = self_cpus(allowed);
   if (!(self == allowed.cpus))
     line(out, "self", fmt::format("CPUs {} (affix was started on these)", self.empty() ? "none" : format_cpulist(self)));

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -29,6 +30,11 @@ std::string SysRoot::path(std::string_view rel) const {
 bool SysRoot::exists(std::string_view rel) const {
   struct stat st;
   return ::stat(path(rel).c_str(), &st) == 0;
+}
+
+int SysRoot::error_of(std::string_view rel) const {
+  struct stat st;
+  return ::stat(path(rel).c_str(), &st) == 0 ? 0 : errno;
 }
 
 std::optional<std::string> SysRoot::read_link(std::string_view rel) const {
@@ -67,7 +73,7 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
     out.append(buf, static_cast<size_t>(n));
     if (out.size() > limit) {
       ::close(fd);
-      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", p, limit));
+      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", printable(p), limit));
     }
     if (whole_at_once && static_cast<size_t>(n) < sizeof buf) break;
   }
@@ -92,7 +98,7 @@ bool SysRoot::for_each_line(std::string_view rel, const std::function<bool(std::
     total += static_cast<size_t>(n);
     if (total > limit) {
       ::close(fd);
-      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", p, limit));
+      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", printable(p), limit));
     }
     std::string_view chunk(buf, static_cast<size_t>(n));
     while (!chunk.empty()) {
@@ -125,7 +131,7 @@ std::string_view trim_space(std::string_view s) {
 std::string SysRoot::read_required(std::string_view rel) const {
   auto content = read(rel);
   if (!content) {
-    throw Error(ErrorKind::Runtime, fmt::format("{}: cannot read: {}", path(rel),
+    throw Error(ErrorKind::Runtime, fmt::format("{}: cannot read: {}", printable(path(rel)),
                                                 std::strerror(errno ? errno : ENOENT)));
   }
   return std::string(trim_space(*content));
@@ -136,7 +142,7 @@ std::optional<CpuSet> SysRoot::read_cpulist(std::string_view rel, bool allow_emp
   if (!content) return std::nullopt;
   auto parsed = parse_cpulist(*content, allow_empty);
   if (!parsed) {
-    throw Error(ErrorKind::Runtime, fmt::format("{}: {}", path(rel), parsed.error.message));
+    throw Error(ErrorKind::Runtime, fmt::format("{}: {}", printable(path(rel)), parsed.error.message));
   }
   return *parsed.value;
 }
@@ -148,9 +154,9 @@ std::optional<long> SysRoot::read_int(std::string_view rel) const {
   bool negative = !s.empty() && s[0] == '-';
   auto v = parse_decimal(negative ? std::string_view(s).substr(1) : std::string_view(s), k_max_id);
   if (!v || (negative && *v != 1)) {
-    std::string shown = s.size() > 40 ? s.substr(0, 40) + "..." : s;
+    std::string shown = s.size() > 40 ? printable(s.substr(0, 40)) + "..." : printable(s);
     throw Error(ErrorKind::Runtime,
-                fmt::format("{}: expected a number from -1 to {}, found '{}'", path(rel), k_max_id, shown));
+                fmt::format("{}: expected a number from -1 to {}, found '{}'", printable(path(rel)), k_max_id, shown));
   }
   return negative ? -1 : static_cast<long>(*v);
 }
@@ -165,7 +171,7 @@ std::vector<std::string> SysRoot::list(std::string_view rel, size_t limit) const
     out.emplace_back(e->d_name);
     if (out.size() > limit) {
       ::closedir(d);
-      throw Error(ErrorKind::Runtime, fmt::format("{}: more than {} entries", p, limit));
+      throw Error(ErrorKind::Runtime, fmt::format("{}: more than {} entries", printable(p), limit));
     }
   }
   ::closedir(d);

@@ -3,7 +3,8 @@
 // default, `--root DIR` otherwise), like lscpu --sysroot and HWLOC_FSROOT.
 // Reads are bounded: a file larger than the limit is an error, never an
 // unbounded allocation; a file read line by line (for_each_line) is bounded
-// in memory by its longest line, not by its size.
+// in memory by its longest line, not by its size. An error names the file
+// escaped (printable(): a cgroup's or mount point's name is data).
 
 #include <functional>
 #include <optional>
@@ -30,6 +31,8 @@ public:
   std::string path(std::string_view rel) const;
 
   bool exists(std::string_view rel) const;
+  // 0 where `rel` exists, else why not (errno: ENOENT, ELOOP, EACCES, ...).
+  int error_of(std::string_view rel) const;
   // The target of a symbolic link (proc/PID/ns/mnt: "mnt:[4026531841]"),
   // nullopt where it is none or cannot be read.
   std::optional<std::string> read_link(std::string_view rel) const;

@@ -1,11 +1,14 @@
 #include "topology_read.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "text.hpp"
 
 namespace affix {
 
@@ -138,7 +141,7 @@ bool own_online_file(const SysRoot& root, const std::string& dir, Warnings& warn
   if (value.empty() || value == "1") return true;
   if (value != "0")
     warnings.add(fmt::format("{}: expected 0 or 1, found '{}' (taken as offline)", root.path(dir + "/online"),
-                             value.substr(0, 40)));
+                             printable(value.substr(0, 40))));
   return false;
 }
 
@@ -215,6 +218,13 @@ RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
     raw.core_mask[cpu] = mask(topo, {"core_cpus", "thread_siblings"}, {"core_cpus_list", "thread_siblings_list"});
     raw.has_topology[cpu] = raw.has_topology[cpu] || raw.package_mask[cpu] >= 0 || raw.die_mask[cpu] >= 0 ||
                             raw.core_mask[cpu] >= 0;
+    // A CPU that reports nothing: where its topology directory is there but
+    // cannot be reached (a symlink loop, no permission), say so; only a
+    // missing one means the kernel tells nothing (one stat, for such CPUs
+    // alone).
+    if (!raw.has_topology[cpu])
+      if (int err = root.error_of(topo); err != 0 && err != ENOENT)
+        warnings.add(fmt::format("{}: cannot read: {} (left out)", printable(root.path(topo)), std::strerror(err)));
     if (scope.caches) caches[cpu] = read_cache_levels(root, dir, warnings);
     for (auto& entry : caches[cpu].entries) last_level = std::max(last_level, entry.first);
   });
