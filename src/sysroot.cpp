@@ -27,26 +27,52 @@ std::string SysRoot::path(std::string_view rel) const {
   return m_root + "/" + std::string(rel);
 }
 
+namespace {
+
+std::string_view relative(std::string_view rel) {
+  while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
+  return rel;
+}
+
+}  // namespace
+
+SysRoot::Dir::~Dir() { ::close(fd); }
+
+int SysRoot::dir_fd() const { return m_dir ? m_dir->fd : AT_FDCWD; }
+
+std::string SysRoot::target(std::string_view rel) const {
+  if (!m_dir) return path(rel);
+  rel = relative(rel);
+  return rel.empty() ? std::string(".") : std::string(rel);
+}
+
+SysRoot SysRoot::at(std::string_view rel) const {
+  SysRoot sub(path(rel));
+  sub.m_under_sys = m_under_sys || relative(rel).substr(0, 4) == "sys/";
+  int fd = ::openat(dir_fd(), target(rel).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) sub.m_dir = std::shared_ptr<const Dir>(new Dir{fd});  // made once, never copied
+  return sub;
+}
+
 bool SysRoot::exists(std::string_view rel) const {
   struct stat st;
-  return ::stat(path(rel).c_str(), &st) == 0;
+  return ::fstatat(dir_fd(), target(rel).c_str(), &st, 0) == 0;
 }
 
 int SysRoot::error_of(std::string_view rel) const {
   struct stat st;
-  return ::stat(path(rel).c_str(), &st) == 0 ? 0 : errno;
+  return ::fstatat(dir_fd(), target(rel).c_str(), &st, 0) == 0 ? 0 : errno;
 }
 
 std::optional<std::string> SysRoot::read_link(std::string_view rel) const {
   char buf[4096];
-  ssize_t n = ::readlink(path(rel).c_str(), buf, sizeof buf);
+  ssize_t n = ::readlinkat(dir_fd(), target(rel).c_str(), buf, sizeof buf);
   if (n < 0 || static_cast<size_t>(n) == sizeof buf) return std::nullopt;
   return std::string(buf, static_cast<size_t>(n));
 }
 
 std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) const {
-  std::string p = path(rel);
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = ::openat(dir_fd(), target(rel).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
   // No fstat: a directory answers read() with EISDIR, which is "unreadable"
   // below (one syscall less per file: a 4096-CPU topology reads ~50k files).
@@ -54,9 +80,7 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
   // regular file (a captured root) ends where a read comes back short, so
   // under sys/ a short read ends the file without a read() that returns 0.
   // /proc files may come a page at a time: read them to the end.
-  std::string_view tail = rel;
-  while (!tail.empty() && tail.front() == '/') tail.remove_prefix(1);
-  const bool whole_at_once = tail.substr(0, 4) == "sys/";
+  const bool whole_at_once = m_under_sys || relative(rel).substr(0, 4) == "sys/";
   std::string out;
   char buf[8192];
   while (true) {
@@ -73,7 +97,7 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
     out.append(buf, static_cast<size_t>(n));
     if (out.size() > limit) {
       ::close(fd);
-      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", printable(p), limit));
+      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", printable(path(rel)), limit));
     }
     if (whole_at_once && static_cast<size_t>(n) < sizeof buf) break;
   }
@@ -85,8 +109,7 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
 
 bool SysRoot::for_each_line(std::string_view rel, const std::function<bool(std::string_view)>& line,
                             size_t max_line, size_t limit) const {
-  std::string p = path(rel);
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = ::openat(dir_fd(), target(rel).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
   std::string pending;  // the start of the current line (at most max_line bytes)
   size_t total = 0;
@@ -98,7 +121,7 @@ bool SysRoot::for_each_line(std::string_view rel, const std::function<bool(std::
     total += static_cast<size_t>(n);
     if (total > limit) {
       ::close(fd);
-      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", printable(p), limit));
+      throw Error(ErrorKind::Runtime, fmt::format("{}: file larger than {} bytes", printable(path(rel)), limit));
     }
     std::string_view chunk(buf, static_cast<size_t>(n));
     while (!chunk.empty()) {
@@ -163,15 +186,19 @@ std::optional<long> SysRoot::read_int(std::string_view rel) const {
 
 std::vector<std::string> SysRoot::list(std::string_view rel, size_t limit) const {
   std::vector<std::string> out;
-  std::string p = path(rel);
-  DIR* d = ::opendir(p.c_str());
-  if (!d) return out;
+  int fd = ::openat(dir_fd(), target(rel).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return out;
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return out;
+  }
   while (dirent* e = ::readdir(d)) {
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
     out.emplace_back(e->d_name);
     if (out.size() > limit) {
       ::closedir(d);
-      throw Error(ErrorKind::Runtime, fmt::format("{}: more than {} entries", printable(p), limit));
+      throw Error(ErrorKind::Runtime, fmt::format("{}: more than {} entries", printable(path(rel)), limit));
     }
   }
   ::closedir(d);
