@@ -1,7 +1,7 @@
 // `affix watch` for people, in 80 columns: one block (or screen) per
 // interval, and the summary table. Each process is a row of rates and a
 // line under it that says where it ran and where its pages are. Names from
-// processes go through printable().
+// processes go through printable_cell(): escaped, and cut to their column.
 #include <algorithm>
 #include <tuple>
 
@@ -71,7 +71,8 @@ std::string detail(const ProcessReport& p, const LevelMap& levels) {
                      pages_text(p), remote_text(p), p.exited ? "; exited" : "");
 }
 
-std::string name(const std::string& comm) { return fmt::format("{:<15}", printable(comm)); }
+// A name in its 15 columns, cut where longer (the full name is in --json).
+std::string name(const std::string& comm) { return printable_cell(comm, 15); }
 
 // Words of `text` in lines of at most k_width columns.
 std::string wrap(const std::string& text) {
