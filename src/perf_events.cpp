@@ -22,6 +22,8 @@
 
 #include <fmt/format.h>
 
+#include "sysroot.hpp"
+
 namespace affix {
 
 namespace {
@@ -110,6 +112,11 @@ public:
     close(tid);
     int fd = perf_open(tid, m_pages);
     if (fd < 0) return failed(errno);
+    if (!leaves_spare_files(fd)) {  // the thread is read by path instead
+      ::close(fd);
+      m_errno = EMFILE;
+      return OpenResult::NoRoom;
+    }
     Ring ring;
     ring.fd = fd;
     ring.length = (1 + m_pages) * page_size();

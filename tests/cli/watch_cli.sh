@@ -67,7 +67,7 @@ check "JSON: three lines, each a JSON object" "3" "$(jq -c 'objects' <<<"$OUT" |
 check "JSON: the name, its bad byte replaced" "$(printf '\e[31m\xef\xbf\xbdevil\n')" \
   "$(head -n 1 <<<"$OUT" | jq -j '.processes[0].comm')"
 check "JSON: the contract's fields" \
-  "comm cpu_ms cpus_ran exact exited memory_pages migrations pid remote_pages switches thread_list threads" \
+  "comm cpu_ms cpus_ran exact exited memory_pages migrations pid remote_pages switches thread_list threads threads_unread" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0] | keys | join(" ")')"
 check "JSON: levels" "core llc node smt socket total" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0].migrations | keys | join(" ")')"
