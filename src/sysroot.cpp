@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,12 @@
 #include "text.hpp"
 
 namespace affix {
+
+bool leaves_spare_files(int fd) {
+  rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return true;
+  return static_cast<rlim_t>(fd) + k_spare_files < rl.rlim_cur;
+}
 
 SysRoot::SysRoot(std::string root) : m_root(std::move(root)) {
   if (m_root.empty()) m_root = "/";

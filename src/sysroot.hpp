@@ -22,6 +22,14 @@ constexpr size_t k_max_file_size = 1u << 20;  // 1 MiB: the largest sysfs/proc f
 // `text` without the spaces, tabs and line ends around it.
 std::string_view trim_space(std::string_view text);
 
+// A file kept open (affix watch keeps one per thread: its event, or its
+// schedstat) must leave the last k_spare_files descriptors that the
+// open-files limit allows to the files read by path and closed at once.
+// Descriptors are given lowest first, so while every file kept passes
+// leaves_spare_files() those stay free (unless inherited open).
+constexpr int k_spare_files = 16;
+bool leaves_spare_files(int fd);
+
 class SysRoot {
 public:
   explicit SysRoot(std::string root = "/");

@@ -45,6 +45,7 @@ void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   j.field("pid", p.pid);
   j.field("comm", p.comm);
   j.field("threads", p.threads);
+  j.field("threads_unread", p.threads_unread);
   j.field("cpus_ran", format_cpulist(p.cpus_ran));
   activity(j, p.activity);
   j.key("memory_pages");

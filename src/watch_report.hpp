@@ -44,6 +44,10 @@ struct ProcessReport {
   pid_t pid = 0;
   std::string comm;
   unsigned threads = 0;  // threads reported (live at the sample, or exited during the interval)
+  // Threads there but not read at all (no file left to open): not in
+  // `threads` nor the thread list; the process is then not exact. The
+  // summary's: threads unread in some interval.
+  unsigned threads_unread = 0;
   CpuSet cpus_ran;       // CPUs its threads ran on; where none ran, those they last ran on
   Activity activity;
   std::optional<NodePages> pages;       // numa_maps; nullopt where it cannot be read

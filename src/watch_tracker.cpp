@@ -17,8 +17,9 @@ struct WatchTracker::Process {
   std::map<pid_t, ThreadWatch> threads;         // alive, as far as known
   std::map<pid_t, ThreadInterval> first;        // threads begun this sample: their first interval
   std::map<pid_t, ThreadReport> thread_totals;  // with a thread list: each thread's, over the run
-  unsigned threads_seen = 0;                    // every thread seen
+  unsigned threads_seen = 0;                    // every thread reported
   std::set<pid_t> exited_now, exited_before;    // TIDs that exited in this and the last interval
+  std::set<pid_t> unread;                       // TIDs unread in some interval
   CpuSet seen;                                  // CPUs its threads were seen on
   ProcessReport total;                          // over the run
   bool reported = false;
@@ -106,9 +107,8 @@ bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
     if (!first) continue;
     p->seen |= first->ran_on;
     if (first->cpu >= 0 && first->cpu < static_cast<long>(k_max_id)) p->seen.set(static_cast<unsigned>(first->cpu));
-    if (since_creation) p->first.emplace(tid, *first);
+    if (since_creation || first->unread) p->first.emplace(tid, *first);
     p->threads.emplace(tid, std::move(t));
-    ++p->threads_seen;
   }
   if (p->threads.empty()) return false;
   m_live.emplace(pid, std::move(p));
@@ -159,17 +159,30 @@ IntervalReport WatchTracker::sample(double time, double interval) {
 void WatchTracker::update_process(Process& p, ProcessReport& r) {
   WatchContext cx{m_root, m_levels, m_events};
   auto st = stat_of(m_root, p.pid);
-  bool gone = !st || st->start_time != p.start_time;
-  if (!gone) p.comm = st->comm;
+  // There but unreadable (no file left to open): not gone, its thread list
+  // not checked, so not exact.
+  bool unread = !st && m_root.exists(task_dir(p.pid, p.pid));
+  bool gone = st ? st->start_time != p.start_time : !unread;
+  if (st && !gone) p.comm = st->comm;
   r.pid = p.pid;
   r.comm = p.comm;
-  r.exact = m_events != nullptr;
+  r.exact = m_events != nullptr && !unread;
   CpuSet last_cpus;  // where its threads last ran: cpus_ran where none ran
   p.exited_before = std::move(p.exited_now);
   p.exited_now.clear();
-  auto record = [&](const ThreadWatch& t, const ThreadInterval& ti) {
-    ThreadReport tr = thread_report(t, ti);
+  auto record = [&](ThreadWatch& t, const ThreadInterval& ti) {
     if (ti.exited) p.exited_now.insert(t.tid());
+    if (ti.unread) {  // counted, never shown as read
+      ++r.threads_unread;
+      r.exact = false;
+      p.unread.insert(t.tid());
+      return;
+    }
+    if (!t.reported()) {
+      t.mark_reported();
+      ++p.threads_seen;
+    }
+    ThreadReport tr = thread_report(t, ti);
     // The summary's thread list: at most k_max_ended threads per process.
     auto found = p.thread_totals.find(t.tid());
     if (m_thread_list && (found != p.thread_totals.end() || p.thread_totals.size() < k_max_ended)) {
@@ -202,7 +215,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   p.first.clear();
   // The thread list changed where the kernel's count differs from the
   // threads known alive (each of which answered above).
-  if (!gone && st->num_threads != alive) {
+  if (st && !gone && st->num_threads != alive) {
     std::set<pid_t> listed;
     if (auto tids = read_tasks(m_root, p.pid)) listed.insert(tids->begin(), tids->end());
     for (auto& [tid, t] : p.threads) {
@@ -217,7 +230,6 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
       ThreadWatch t(tid);
       auto ti = t.begin(cx, p.pid, true, p.seen);
       if (!ti) continue;
-      ++p.threads_seen;
       got.emplace_back(tid, std::move(*ti));
       p.threads.emplace(tid, std::move(t));
     }
@@ -248,6 +260,7 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
   t.exact = t.exact && r.exact;
   t.exited = r.exited;
   t.threads = p.threads_seen;
+  t.threads_unread = static_cast<unsigned>(p.unread.size());
   t.seconds = m_time - p.since;
 }
 

@@ -106,9 +106,46 @@ TEST_CASE("watch: a name is data, in JSON and in text") {
   CHECK(json.find('\x1b') == std::string::npos);
   WatchHeader h;
   std::string text = watch_text(h, r, levels());
-  CHECK(text.find("\\e[31m\\xffevil\\n") != std::string::npos);
+  CHECK(text.find("      1 \\e[31m\\xffevil+    0") != std::string::npos);  // 16 columns escaped: cut to 15
   CHECK(text.find('\x1b') == std::string::npos);
   CHECK(text.find("\xff") == std::string::npos);
+}
+
+TEST_CASE("watch: a name longer than its column is cut in text, whole in JSON") {
+  IntervalReport r;
+  r.interval = 1;
+  r.processes.push_back(process(8, "kworker/15:0H-events_highpri", 1, 0, 0));
+  CHECK(parse_json(watch_json_line(r))["processes"][0]["comm"].string == "kworker/15:0H-events_highpri");
+  WatchHeader h;
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0   93\n") != std::string::npos);
+  h.threads = true;
+  text = watch_text(h, r, levels());
+  CHECK(text.find("\n      8       8 kworker/15:0H-+   1  1.0  1.0    0    0    0    0   12  3.0   93\n") != std::string::npos);
+  WatchSummary s;
+  s.duration = 1;
+  r.processes[0].seconds = 1;
+  s.processes = r.processes;
+  text = watch_text_summary(h, s, levels());
+  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0  0.9\n") != std::string::npos);
+}
+
+TEST_CASE("watch: threads that could not be read are counted, in JSON and in text") {
+  IntervalReport r;
+  r.interval = 1;
+  r.processes.push_back(process(9, "server", 0, 0, 0));
+  r.processes[0].threads_unread = 3;
+  r.processes[0].exact = false;
+  CHECK(parse_json(watch_json_line(r))["processes"][0]["threads_unread"].number == 3);
+  r.processes[0].threads_unread = 0;
+  CHECK(parse_json(watch_json_line(r))["processes"][0]["threads_unread"].number == 0);
+  r.processes[0].threads_unread = 3;
+  WatchHeader h;
+  h.mode = "exact: the kernel's cpu-migrations event of every thread";
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.find("\n1 process, 1 thread (3 unread); per second:\nnot exact in this interval: 3 threads could not be "
+                  "read\n") != std::string::npos);
+  CHECK(text.find("\n        1 thread (3 unread), ran on ") != std::string::npos);
 }
 
 TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates per second") {
