@@ -172,6 +172,7 @@ int command_watch(const Args& args) {
   if (!parsed) return k_exit_ok;
   const WatchOptions& o = *parsed;
   SysRoot root("/");
+  refuse_thread_ids(root, o.pids);
   Topology topo = read_topology(root);
   LevelMap levels(topo);
   raise_open_files();

@@ -43,21 +43,20 @@ std::string cells(const Activity& a, double seconds, double last) {
 
 const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW";
 
-std::string pages_text(const ProcessReport& p) {
-  if (!p.pages) return "unknown";
+std::string nodes_text(const NodePages& pages) {
   std::string out;
-  for (const auto& [node, pages] : *p.pages) {
-    if (pages == 0) continue;
-    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, pages);
+  for (const auto& [node, count] : pages) {
+    if (count == 0) continue;
+    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
   }
   return out.empty() ? "none" : out;
 }
 
-// "; 0.6% remote" (of its pages, on nodes where it did not run).
+// ", 0.6% remote" (of its anonymous pages, on nodes where it did not run).
 std::string remote_text(const ProcessReport& p) {
-  if (!p.remote_pages || !p.pages) return "";
+  if (!p.remote_pages || !p.anon_pages) return "";
   uint64_t total = 0;
-  for (const auto& [node, pages] : *p.pages) total += pages;
+  for (const auto& [node, pages] : *p.anon_pages) total += pages;
   if (total == 0) return "";
   return fmt::format(", {:.1f}% remote",
                      100.0 * static_cast<double>(*p.remote_pages) / static_cast<double>(total));
@@ -66,12 +65,19 @@ std::string remote_text(const ProcessReport& p) {
 // " (3 unread)": threads there whose files could not be read at all.
 std::string unread_text(size_t unread) { return unread ? fmt::format(" ({} unread)", unread) : ""; }
 
+// "anon 0:216 1:5, 2.3% remote; file 0:10 1:1072": its own memory, then the
+// page cache of the files it maps (not counted as remote).
+std::string pages_text(const ProcessReport& p) {
+  if (!p.pages || !p.anon_pages || !p.file_pages) return "pages unknown";
+  return fmt::format("anon {}{}; file {}", nodes_text(*p.anon_pages), remote_text(p), nodes_text(*p.file_pages));
+}
+
 // The line under a process's row.
 std::string detail(const ProcessReport& p, const LevelMap& levels) {
   std::string where = p.cpus_ran.empty() ? "-" : levels.describe(p.cpus_ran);
   if (!where.empty() && where[0] >= '0' && where[0] <= '9') where = (p.cpus_ran.count() == 1 ? "CPU " : "CPUs ") + where;
-  return fmt::format("        {} thread{}{}, ran on {}; pages {}{}{}\n", p.threads, p.threads == 1 ? "" : "s",
-                     unread_text(p.threads_unread), where, pages_text(p), remote_text(p), p.exited ? "; exited" : "");
+  return fmt::format("        {} thread{}{}, ran on {}; {}{}\n", p.threads, p.threads == 1 ? "" : "s",
+                     unread_text(p.threads_unread), where, pages_text(p), p.exited ? "; exited" : "");
 }
 
 // A name in its 15 columns, cut where longer (the full name is in --json).

@@ -54,6 +54,15 @@ screen=$(script -qec "'$AFFIX' watch -c 2 -i 0.1 $HOP_PID" /dev/null | tr -d '\r
 check "terminal: each interval clears the screen" "2" "$(grep -c $'^\e\\[H\e\\[2Jaffix watch: ' <<<"$screen")"
 check "terminal: then the summary" "1" "$(grep -c '^summary of ' <<<"$screen")"
 
+# A thread's ID is not a process (watching it beside its process would
+# replace the process's rings): exit 2, the same error as pin's.
+run_affix watch -c 1 -i 0.1 "$HOP_PID" "$HOP_TID"
+check "a TID: error and hint" "2 affix: error: $HOP_TID is a thread of process $HOP_PID|affix: hint: '$HOP_PID' shows the whole process" \
+  "$RC $(tr '\n' '|' <<<"$ERR" | sed 's/|$//')"
+check "a TID: nothing watched" "" "$OUT"
+run_affix watch --json -c 1 -i 0.1 "$STEADY_TID"
+check "a TID alone" "2 affix: error: $STEADY_TID is a thread of process $HOP_PID" "$RC $(head -n 1 <<<"$ERR")"
+
 run_affix watch -c 1 -i 0.1 --threads "$HOP_PID"
 check "--threads: a row per thread" "$HOP_PID $HOP_TID $STEADY_TID" \
   "$(sed '/^summary of/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 13 {print $2}' | sort -n | tr '\n' ' ' | sed 's/ $//')"
@@ -67,7 +76,7 @@ check "JSON: three lines, each a JSON object" "3" "$(jq -c 'objects' <<<"$OUT" |
 check "JSON: the name, its bad byte replaced" "$(printf '\e[31m\xef\xbf\xbdevil\n')" \
   "$(head -n 1 <<<"$OUT" | jq -j '.processes[0].comm')"
 check "JSON: the contract's fields" \
-  "comm cpu_ms cpus_ran exact exited memory_pages migrations pid remote_pages switches thread_list threads threads_unread" \
+  "anon_pages comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid remote_pages switches thread_list threads threads_unread" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0] | keys | join(" ")')"
 check "JSON: levels" "core llc node smt socket total" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0].migrations | keys | join(" ")')"
