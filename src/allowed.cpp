@@ -145,6 +145,19 @@ std::optional<Found> from_files(const SysRoot& root, const std::string& dir, con
   return std::nullopt;
 }
 
+// Where the target lives in another mount namespace (a container), the
+// mount points of its mountinfo are its own, not affix's: its cgroup files
+// are reached through proc/PID/root (affix(1), Selection rules). "" where
+// it shares affix's namespace, or where either link cannot be read (then
+// neither can proc/PID/root: the paths are read as affix sees them).
+std::string own_files(const SysRoot& root, const std::string& proc) {
+  if (proc == "proc/self") return {};
+  auto affix_ns = root.read_link("proc/self/ns/mnt");
+  auto target_ns = root.read_link(proc + "/ns/mnt");
+  if (!affix_ns || !target_ns || *affix_ns == *target_ns) return {};
+  return "/" + proc + "/root";
+}
+
 std::optional<Found> from_cgroup(const SysRoot& root, const std::string& proc) {
   std::optional<std::string> v1_path, v2_path;
   if (auto text = root.read(proc + "/cgroup", 1u << 16)) {
@@ -165,13 +178,14 @@ std::optional<Found> from_cgroup(const SysRoot& root, const std::string& proc) {
   }
   if (!v1_path && !v2_path) return std::nullopt;
   auto mounts = read_mounts(root, proc);
+  const std::string base = own_files(root, proc);
   if (v1_path) {
     for (auto& m : mounts) {
       bool old = m.fstype == "cpuset";
       if (!old && !(m.fstype == "cgroup" && has_option(m.options, "cpuset"))) continue;
       auto rel = under_mount(m, *v1_path);
       if (!rel) continue;
-      std::string dir = join(m.mountpoint, *rel);
+      std::string dir = base + join(m.mountpoint, *rel);
       std::string tag = old || has_option(m.options, "noprefix") ? "cpuset" : "cgroup1";
       if (auto f = from_files(root, dir, tag,
                               {"cpuset.effective_cpus", "effective_cpus", "cpuset.cpus", "cpus"},
@@ -188,7 +202,7 @@ std::optional<Found> from_cgroup(const SysRoot& root, const std::string& proc) {
       // effective sets apply: walk up to the mount.
       std::string path = *rel;
       while (true) {
-        std::string dir = join(m.mountpoint, path);
+        std::string dir = base + join(m.mountpoint, path);
         if (auto f = from_files(root, dir, "cgroup2", {"cpuset.cpus.effective"}, {"cpuset.mems.effective"}))
           return f;
         if (path.empty() || path == "/") break;

@@ -53,6 +53,7 @@ int command_show(const Args& args) {
   const ShowOptions& o = *parsed;
   std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
+  refuse_thread_ids(root, pids);
   CpuNodes nodes(root);
   std::vector<ProcessView> views;
   int status = k_exit_ok;

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -153,9 +154,15 @@ size_t screen_rows() {
   return ws.ws_row - 8u;  // the header (up to 6 lines), the column titles, a "more" line
 }
 
+// Every write is checked: a closed pipe (SIGPIPE ignored, as systemd's
+// IgnoreSIGPIPE=yes leaves it) or a full disk ends the watch at once, exit 1
+// (affix(1), WATCH).
 void emit(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return;
+  int err = errno ? errno : EIO;
+  std::clearerr(stdout);
+  throw Error(ErrorKind::Runtime, fmt::format("cannot write to standard output: {}", std::strerror(err)));
 }
 
 }  // namespace
@@ -165,6 +172,7 @@ int command_watch(const Args& args) {
   if (!parsed) return k_exit_ok;
   const WatchOptions& o = *parsed;
   SysRoot root("/");
+  refuse_thread_ids(root, o.pids);
   Topology topo = read_topology(root);
   LevelMap levels(topo);
   raise_open_files();

@@ -1,6 +1,11 @@
 #include "cpuset.hpp"
 
+#include <array>
+#include <bit>
+
 #include <fmt/format.h>
+
+#include "text.hpp"
 
 namespace affix {
 
@@ -147,13 +152,33 @@ std::string_view strip(std::string_view s, size_t& offset) {
   return s;
 }
 
+// Text a parse error quotes: a file's content is data (escaped as names
+// are, printable()), and at most k_max_quote of its bytes, then "...": a
+// 288 KB mask is not one line of a message (the offset says where it goes
+// wrong).
+constexpr size_t k_max_quote = 80;
+std::string quoted(std::string_view s) {
+  if (s.size() <= k_max_quote) return printable(s);
+  return printable(s.substr(0, k_max_quote)) + "...";
+}
+std::string quoted(char c) { return printable(std::string_view(&c, 1)); }
+
+// The value of a hex digit, -1 for any other byte.
+constexpr std::array<int8_t, 256> k_hex_digit = [] {
+  std::array<int8_t, 256> t{};
+  t.fill(-1);
+  for (int c = 0; c < 10; ++c) t['0' + c] = static_cast<int8_t>(c);
+  for (int c = 0; c < 6; ++c) t['a' + c] = t['A' + c] = static_cast<int8_t>(10 + c);
+  return t;
+}();
+
 // Reads digits at pos; returns the number or an error message.
 bool read_number(std::string_view s, size_t& pos, unsigned max_id, unsigned& out,
                  std::string& why) {
   size_t start = pos;
   while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
   if (pos == start) {
-    why = pos < s.size() ? fmt::format("unexpected '{}'", s[pos]) : "missing number";
+    why = pos < s.size() ? fmt::format("unexpected '{}'", quoted(s[pos])) : "missing number";
     return false;
   }
   auto digits = s.substr(start, pos - start);
@@ -181,7 +206,7 @@ Parsed<CpuSet> parse_cpulist(std::string_view text, bool allow_empty, unsigned m
   auto fail = [&](size_t pos, const std::string& why) {
     result.error.position = offset + pos;
     result.error.message = fmt::format("invalid cpulist '{}': {} at offset {}",
-                                       std::string(strip(text, offset)), why, pos);
+                                       quoted(strip(text, offset)), why, pos);
     return result;
   };
   CpuSet set;
@@ -219,7 +244,7 @@ Parsed<CpuSet> parse_cpulist(std::string_view text, bool allow_empty, unsigned m
       }
     }
     if (pos == s.size()) break;
-    if (s[pos] != ',') return fail(pos, fmt::format("unexpected '{}'", s[pos]));
+    if (s[pos] != ',') return fail(pos, fmt::format("unexpected '{}'", quoted(s[pos])));
     ++pos;
     if (pos == s.size()) return fail(pos - 1, "stray comma");
   }
@@ -234,42 +259,62 @@ Parsed<CpuSet> parse_cpumask(std::string_view text, unsigned max_id) {
   auto fail = [&](size_t pos, const std::string& why) {
     result.error.position = offset + pos;
     result.error.message =
-        fmt::format("invalid cpu mask '{}': {} at offset {}", std::string(s), why, pos);
+        fmt::format("invalid cpu mask '{}': {} at offset {}", quoted(s), why, pos);
     return result;
   };
   if (s.empty()) return fail(0, "empty mask");
-  // Split into comma-separated 32-bit groups, most significant first.
-  std::vector<std::string_view> groups;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == ',') {
-      auto g = s.substr(start, i - start);
-      if (g.empty()) return fail(i, "empty group");
-      if (g.size() > 8) return fail(start, "group longer than 8 hex digits");
-      for (size_t k = 0; k < g.size(); ++k) {
-        char c = g[k];
-        bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-        if (!hex) return fail(start + k, fmt::format("unexpected '{}'", c));
+  // Comma-separated 32-bit groups, most significant first, read in one pass
+  // into 64-bit words (a 4096-CPU mask is 128 groups: no list of groups, no
+  // bit by bit). Text that is not a mask is looked at again, group by group,
+  // to say where it goes wrong.
+  auto why_not = [&]() {
+    size_t start = 0;
+    for (size_t i = 0; i <= s.size(); ++i) {
+      if (i == s.size() || s[i] == ',') {
+        auto g = s.substr(start, i - start);
+        if (g.empty()) return fail(i, "empty group");
+        if (g.size() > 8) return fail(start, "group longer than 8 hex digits");
+        for (size_t k = 0; k < g.size(); ++k)
+          if (k_hex_digit[static_cast<unsigned char>(g[k])] < 0)
+            return fail(start + k, fmt::format("unexpected '{}'", quoted(g[k])));
+        start = i + 1;
       }
-      groups.push_back(g);
-      start = i + 1;
     }
+    return fail(0, "not a mask");  // not reached: the caller saw a problem
+  };
+  // From the last (least significant) group back: no count of the groups
+  // first.
+  std::vector<uint64_t> words;
+  words.reserve(s.size() / 17 + 1);
+  size_t group = 0;  // groups read so far
+  uint32_t v = 0;
+  unsigned digits = 0;
+  auto end_group = [&] {
+    if (group % 2 == 0) words.push_back(v);
+    else words.back() |= uint64_t{v} << 32;
+    ++group;
+    v = 0;
+    digits = 0;
+  };
+  for (size_t i = s.size(); i-- > 0;) {
+    char c = s[i];
+    if (c == ',') {
+      if (digits == 0) return why_not();
+      end_group();
+      continue;
+    }
+    int h = k_hex_digit[static_cast<unsigned char>(c)];
+    if (h < 0 || digits == 8) return why_not();
+    v |= static_cast<uint32_t>(h) << (4 * digits++);
   }
+  if (digits == 0) return why_not();
+  end_group();
+  size_t used = words.size();
+  while (used > 0 && words[used - 1] == 0) --used;
+  if (used > 0 && (used - 1) * 64 + 63 - static_cast<size_t>(std::countl_zero(words[used - 1])) > max_id)
+    return fail(0, fmt::format("bit beyond {}", max_id));
   CpuSet set;
-  unsigned bit_base = 0;
-  for (auto it = groups.rbegin(); it != groups.rend(); ++it, bit_base += 32) {
-    // Digits were checked above; a 4096-CPU mask is mostly "00000000".
-    uint32_t v = 0;
-    for (char c : *it)
-      v = (v << 4) | static_cast<uint32_t>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-    if (v == 0) continue;
-    for (unsigned b = 0; b < 32; ++b) {
-      if (v & (1u << b)) {
-        if (bit_base + b > max_id) return fail(0, fmt::format("bit beyond {}", max_id));
-        set.set(bit_base + b);
-      }
-    }
-  }
+  set.assign_words(words.data(), used);
   result.value = std::move(set);
   return result;
 }

@@ -46,7 +46,7 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   line(out, "sockets", format_cpulist(p.sockets));
   line(out, "nodes", format_cpulist(p.nodes));
   line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
-                                   format_cpulist(allowed.mems), allowed.source));
+                                   format_cpulist(allowed.mems), printable(allowed.source)));
   CpuSet self = self_cpus(allowed);
   if (!(self == allowed.cpus))
     line(out, "self", fmt::format("CPUs {} (affix was started on these)", self.empty() ? "none" : format_cpulist(self)));
@@ -127,7 +127,10 @@ std::string explain_as(const Placement& p, AsFormat format) {
     case AsFormat::Systemd: {
       std::string out = fmt::format("CPUAffinity={}\n", cpus);
       if (p.mem_policy) {
-        out += fmt::format("NUMAPolicy={}\n", mem_policy_name(*p.mem_policy));
+        // systemd's "preferred" takes one node; several are "preferred-many"
+        // (systemd 256 and later: affix(1), explain --as).
+        bool many = *p.mem_policy == MemPolicy::Preferred && p.mem_nodes.count() > 1;
+        out += fmt::format("NUMAPolicy={}\n", many ? "preferred-many" : mem_policy_name(*p.mem_policy));
         if (*p.mem_policy != MemPolicy::Local) out += fmt::format("NUMAMask={}\n", mems);
       }
       return out;

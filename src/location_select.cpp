@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -71,7 +72,7 @@ private:
     if (!m_allowed.cpus.test(cpu))
       throw Error(ErrorKind::Resolution,
                   fmt::format("CPU {} is not allowed (allowed: {}, from {})", cpu,
-                              list_or_none(m_allowed.cpus), m_allowed.source));
+                              list_or_none(m_allowed.cpus), printable(m_allowed.source)));
   }
 
   // One unit selected by a step: its label for messages ("socket:1.core:2"),

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -51,7 +52,7 @@ CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Al
                 fmt::format("no allowed memory node for the CPUs' nodes {} (allowed: {}, from {})",
                             list_or_none(cpu_nodes),
                             allowed.mems.empty() ? "all" : format_cpulist(allowed.mems),
-                            allowed.mems_source));
+                            printable(allowed.mems_source)));
   return out;
 }
 
@@ -73,7 +74,7 @@ CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const All
     if (!mem_allowed(allowed, node))
       throw Error(ErrorKind::Resolution,
                   fmt::format("memory node {} is not allowed (allowed: {}, from {})", node,
-                              format_cpulist(allowed.mems), allowed.mems_source));
+                              format_cpulist(allowed.mems), printable(allowed.mems_source)));
   });
   return *parsed.value;
 }

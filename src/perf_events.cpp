@@ -22,6 +22,8 @@
 
 #include <fmt/format.h>
 
+#include "sysroot.hpp"
+
 namespace affix {
 
 namespace {
@@ -110,6 +112,11 @@ public:
     close(tid);
     int fd = perf_open(tid, m_pages);
     if (fd < 0) return failed(errno);
+    if (!leaves_spare_files(fd)) {  // the thread is read by path instead
+      ::close(fd);
+      m_errno = EMFILE;
+      return OpenResult::NoRoom;
+    }
     Ring ring;
     ring.fd = fd;
     ring.length = (1 + m_pages) * page_size();
@@ -204,16 +211,29 @@ bool move_self_to(unsigned cpu) {
   return sched_setaffinity(0, sizeof set, &set) == 0;
 }
 
-// The probe: a thread of affix's own moves to one CPU it may use, then to
-// another, with the event open. Returns "" where the kernel counted the
-// move or no move could be made (one CPU only: nothing to prove); else why.
+// A little CPU time on the calling thread: it runs, so an event open on it
+// has a running time.
+void spin_a_moment() {
+  timespec t0, t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+  do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000);
+}
+
+// The probe: a thread of affix's own, with the event open, moves to one CPU
+// it may use, then to another; the kernel must have counted the move. Where
+// affix may use one CPU only, or may not move itself, no move can be made:
+// the event must still open and, while the thread runs, be read back with a
+// running time (a live event); else the counts are sampled. Returns "" where
+// the events may be used, else why not.
 std::string probe(LinuxMigrationEvents& events) {
   cpu_set_t mine;
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) < 2) return {};
   int a = -1, b = -1;
-  for (int cpu = 0; cpu < CPU_SETSIZE && b < 0; ++cpu) {
-    if (!CPU_ISSET(cpu, &mine)) continue;
-    (a < 0 ? a : b) = cpu;
+  if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE && b < 0; ++cpu) {
+      if (!CPU_ISSET(cpu, &mine)) continue;
+      (a < 0 ? a : b) = cpu;
+    }
   }
   std::atomic<pid_t> tid{0};
   std::atomic<int> stage{0};  // 0 wait, 1 move, 2 moved, 3 could not move
@@ -221,7 +241,8 @@ std::string probe(LinuxMigrationEvents& events) {
     tid = static_cast<pid_t>(syscall(SYS_gettid));
     tid.notify_one();
     stage.wait(0);
-    bool moved = move_self_to(static_cast<unsigned>(a)) && move_self_to(static_cast<unsigned>(b));
+    bool moved = b >= 0 && move_self_to(static_cast<unsigned>(a)) && move_self_to(static_cast<unsigned>(b));
+    spin_a_moment();
     stage = moved ? 2 : 3;
   });
   tid.wait(0);
@@ -236,7 +257,10 @@ std::string probe(LinuxMigrationEvents& events) {
   auto totals = events.totals(tid);
   auto drained = events.take(tid);
   events.close(tid);
-  if (stage == 3) return {};  // affix may not move itself: nothing proven either way
+  if (stage == 3) {  // no move to count: the event is live, or it is not used
+    if (!totals || totals->run_ns == 0) return "the cpu-migrations event opens but never runs here";
+    return {};
+  }
   if (!totals || totals->count == 0 || drained.samples.empty())
     return "the cpu-migrations event opens but counts nothing here";
   return {};

@@ -44,14 +44,17 @@ void add_numa_token(std::string_view token, NodePages& pages) {
 // Sums one numa_maps line into a process's usage: its pages per node, and
 // the pages its policy covers (policies in the order of their first line).
 struct UsageSum {
-  NodePages pages;
+  NodePages pages, anon, file;
   std::vector<std::pair<std::string, unsigned long long>> policies;
 
-  void add(const NumaMapping& m) {
+  void add(const NumaMapping& m, bool anonymous) {
     unsigned long long total = 0;
+    NodePages& kind = anonymous ? anon : file;
     for (const auto& [node, count] : m.pages) {
       auto& sum = pages[node];
       sum = std::min(sum + count, k_max_pages);
+      auto& of_kind = kind[node];
+      of_kind = std::min(of_kind + count, k_max_pages);
       total = std::min(total + count, k_max_pages);
     }
     auto it = std::find_if(policies.begin(), policies.end(), [&](const auto& p) { return p.first == m.policy; });
@@ -62,6 +65,8 @@ struct UsageSum {
   NumaUsage finish() {
     NumaUsage out;
     out.pages = std::move(pages);
+    out.anon = std::move(anon);
+    out.file = std::move(file);
     unsigned long long most = 0;
     for (const auto& [policy, count] : policies) {
       if (out.policy.empty() || count > most) {
@@ -76,6 +81,21 @@ struct UsageSum {
 // numa_maps (and maps) line by line, bounded in memory by a line (the
 // kernel never writes one of 16 KiB) and in size by 1 GiB.
 constexpr size_t k_max_maps_line = 16 * 1024;
+
+bool listed(const std::vector<unsigned long long>& starts, unsigned long long start) {
+  return std::binary_search(starts.begin(), starts.end(), start);
+}
+
+std::optional<NumaUsage> read_usage(const SysRoot& root, pid_t pid,
+                                    const std::vector<unsigned long long>& private_writable) {
+  UsageSum sum;
+  bool ok = root.for_each_line(proc_dir(pid) + "/numa_maps", [&](std::string_view line) {
+    if (auto m = parse_numa_maps_line(line)) sum.add(*m, is_anonymous(*m, listed(private_writable, m->start)));
+    return true;
+  }, k_max_maps_line, k_max_numa_maps_size);
+  if (!ok) return std::nullopt;
+  return sum.finish();
+}
 
 }  // namespace
 
@@ -166,11 +186,12 @@ NodePages parse_numa_maps(std::string_view text) {
   return pages;
 }
 
-NumaUsage parse_numa_usage(std::string_view text) {
+NumaUsage parse_numa_usage(std::string_view text, const std::vector<unsigned long long>& private_writable) {
   UsageSum sum;
   while (!text.empty()) {
     auto nl = text.find('\n');
-    if (auto m = parse_numa_maps_line(text.substr(0, nl))) sum.add(*m);
+    auto m = parse_numa_maps_line(text.substr(0, nl));
+    if (m) sum.add(*m, is_anonymous(*m, listed(private_writable, m->start)));
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
@@ -196,6 +217,14 @@ std::optional<NumaMapping> parse_numa_maps_line(std::string_view line) {
   if (end == std::string_view::npos) return m;
   rest = rest.substr(end + 1);
   m.pages = parse_numa_maps(rest);
+  // A file's path is one token: numa_maps escapes its blanks and '='.
+  for (std::string_view tokens = rest; !tokens.empty();) {
+    auto blank = tokens.find(' ');
+    std::string_view token = tokens.substr(0, blank);
+    if (token.substr(0, 5) == "file=") m.file = true;
+    if (token.substr(0, 5) == "anon=") m.anon = true;
+    tokens = blank == std::string_view::npos ? std::string_view() : tokens.substr(blank + 1);
+  }
   constexpr std::string_view key = "kernelpagesize_kB=";
   if (auto at = rest.find(key); at != std::string_view::npos) {
     auto kb = parse_decimal(rest.substr(at + key.size(), rest.find(' ', at) - at - key.size()), 1ull << 30);
@@ -203,6 +232,8 @@ std::optional<NumaMapping> parse_numa_maps_line(std::string_view line) {
   }
   return m;
 }
+
+bool is_anonymous(const NumaMapping& m, bool private_writable) { return !m.file || m.anon || private_writable; }
 
 std::optional<CpuSet> policy_nodes(std::string_view policy) {
   auto colon = policy.rfind(':');
@@ -247,19 +278,18 @@ std::optional<std::vector<pid_t>> read_tasks(const SysRoot& root, pid_t pid) {
 }
 
 std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
-  auto usage = read_numa_usage(root, pid);
+  auto usage = read_usage(root, pid, {});
   if (!usage) return std::nullopt;
   return std::move(usage->pages);
 }
 
 std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid) {
-  UsageSum sum;
-  bool ok = root.for_each_line(proc_dir(pid) + "/numa_maps", [&](std::string_view line) {
-    if (auto m = parse_numa_maps_line(line)) sum.add(*m);
-    return true;
-  }, k_max_maps_line, k_max_numa_maps_size);
-  if (!ok) return std::nullopt;
-  return sum.finish();
+  std::vector<unsigned long long> private_writable;
+  if (auto maps = read_maps(root, pid)) {
+    for (const auto& r : *maps)
+      if (r.private_writable) private_writable.push_back(r.start);  // ascending, as read_maps sorts them
+  }
+  return read_usage(root, pid, private_writable);
 }
 
 std::optional<std::vector<NumaMapping>> read_numa_mappings(const SysRoot& root, pid_t pid) {
@@ -280,6 +310,8 @@ std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pi
     auto sp = line.find(' ');
     if (dash == std::string_view::npos || sp == std::string_view::npos || dash > sp) return true;
     AddressRange r;
+    std::string_view perms = line.substr(sp + 1, 4);
+    r.private_writable = perms.size() == 4 && perms[1] == 'w' && perms[3] == 'p';
     auto a = std::from_chars(line.data(), line.data() + dash, r.start, 16);
     auto b = std::from_chars(line.data() + dash + 1, line.data() + sp, r.end, 16);
     if (a.ec != std::errc() || a.ptr != line.data() + dash || b.ec != std::errc() ||
@@ -360,6 +392,21 @@ std::vector<pid_t> parse_pid_arguments(const std::vector<std::string>& words, st
     if (std::find(ids.begin(), ids.end(), *id) == ids.end()) ids.push_back(*id);
   }
   return ids;
+}
+
+void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids) {
+  for (pid_t id : ids) {
+    std::optional<StatusInfo> status;
+    try {
+      status = read_status(root, proc_dir(id));
+    } catch (const Error&) {
+      continue;  // not what /proc writes: the caller's reading says so
+    }
+    if (status && status->tgid > 0 && status->tgid != id) {
+      throw Error(ErrorKind::Usage, fmt::format("{} is a thread of process {}", id, status->tgid),
+                  fmt::format("'{}' shows the whole process", status->tgid));
+    }
+  }
 }
 
 }  // namespace affix

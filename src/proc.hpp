@@ -72,16 +72,22 @@ std::optional<StatusInfo> parse_status(std::string_view text);
 using NodePages = std::map<unsigned, unsigned long long>;
 NodePages parse_numa_maps(std::string_view text);
 
-// What numa_maps says of a process: its pages per node, and the memory
-// policy (each line's second field, as the kernel writes it: "default",
-// "bind:2", "interleave:0-1", "prefer:1", "prefer (many):0-1", with flags
+// What numa_maps says of a process: its pages per node, split into
+// anonymous and file pages (is_anonymous), and the memory policy (each
+// line's second field, as the kernel writes it: "default", "bind:2",
+// "interleave:0-1", "prefer:1", "prefer (many):0-1", with flags
 // "bind=static:0-1") that covers the most pages, ties to the first line's;
 // "" where no line shows one.
 struct NumaUsage {
-  NodePages pages;
+  NodePages pages;  // every mapping's: anon and file added up
+  NodePages anon;   // the process's own memory
+  NodePages file;   // page cache of the files it maps
   std::string policy;
 };
-NumaUsage parse_numa_usage(std::string_view text);
+// `private_writable`: the start addresses of the mappings maps shows
+// private and writable ("rw-p"), ascending (none where maps is not known).
+NumaUsage parse_numa_usage(std::string_view text,
+                           const std::vector<unsigned long long>& private_writable = {});
 
 // One line of numa_maps: where the mapping starts, its memory policy as the
 // kernel writes it ("default", "bind:2", "interleave:0-3", "prefer:1",
@@ -91,9 +97,17 @@ struct NumaMapping {
   std::string policy;
   NodePages pages;
   unsigned long long page_kb = 4;  // kernelpagesize_kB: the size of its pages
+  bool file = false;  // a "file=" field: it maps a file
+  bool anon = false;  // an "anon=" field: anonymous pages in it
 };
 // nullopt where the line is not a numa_maps line (the address must be hex).
 std::optional<NumaMapping> parse_numa_maps_line(std::string_view line);
+// Whether a mapping's pages are the process's own memory (heap, stacks,
+// private mappings) rather than page cache of a file, which every process
+// mapping the file shares and which sits where the file was first read: it
+// maps no file, or it has anonymous pages (a private mapping written to), or
+// it is private and writable.
+bool is_anonymous(const NumaMapping& m, bool private_writable);
 // The nodes a policy text names after its ':' ("bind:0-1" -> 0-1); empty for
 // "default" and "local", nullopt where the list is not one.
 std::optional<CpuSet> policy_nodes(std::string_view policy);
@@ -101,6 +115,7 @@ std::optional<CpuSet> policy_nodes(std::string_view policy);
 // One line of /proc/PID/maps: the mapping's address range [start, end).
 struct AddressRange {
   unsigned long long start = 0, end = 0;
+  bool private_writable = false;  // permissions "rw?p"
 };
 
 // "proc/PID" or "proc/PID/task/TID".
@@ -117,6 +132,8 @@ std::optional<std::vector<pid_t>> read_tasks(const SysRoot& root, pid_t pid);
 // numa_maps read in chunks (memory stays bounded whatever its size);
 // nullopt where it cannot be read (gone, or another user's process).
 std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid);
+// With the anon/file split, for which maps is read too (where it cannot
+// be, mappings are split by numa_maps alone).
 std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid);
 // The same file line by line (lines beyond 16 KiB, which the kernel never
 // writes, are cut there); nullopt where it cannot be read.
@@ -150,5 +167,10 @@ std::optional<pid_t> parse_pid(std::string_view text);
 // parse_pid, in order, each once; Error(Usage) "invalid WHAT 'x': expected a
 // number from 1 to 4194304" for a word that is not one (what: "PID", "thread ID").
 std::vector<pid_t> parse_pid_arguments(const std::vector<std::string>& words, std::string_view what = "PID");
+// show and watch take whole processes: Error(Usage) "T is a thread of
+// process P" (hint: "'P' shows the whole process") for an ID that /proc
+// knows as a thread other than its process's main thread (/proc/T exists for
+// every thread, with Tgid P). IDs that do not exist are left to the caller.
+void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids);
 
 }  // namespace affix

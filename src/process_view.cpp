@@ -43,6 +43,8 @@ ProcessView read_process(const SysRoot& root, const CpuNodes& nodes, pid_t pid) 
   if (view.threads.empty() || !root.exists(proc_dir(pid) + "/stat")) no_such_process(pid);
   if (auto usage = read_numa_usage(root, pid)) {
     view.pages = std::move(usage->pages);
+    view.anon_pages = std::move(usage->anon);
+    view.file_pages = std::move(usage->file);
     if (!usage->policy.empty()) view.mem_policy = std::move(usage->policy);
   }
   return view;

@@ -23,6 +23,9 @@ struct ThreadView {
   CpuSet cpus;          // Cpus_allowed_list of the thread
   long last_cpu = -1;   // field 39 of its stat
   long last_node = -1;  // that CPU's node (-1 where unknown)
+  // The last CPU is outside the thread's CPU list: it has not run since
+  // the list changed (a pin), and will not run there again.
+  bool last_cpu_stale() const { return last_cpu >= 0 && !cpus.test(static_cast<unsigned>(last_cpu)); }
 };
 
 struct ProcessView {
@@ -32,6 +35,7 @@ struct ProcessView {
   CpuSet mems;  // Mems_allowed_list: the nodes of its cpuset, not its memory policy
   std::vector<ThreadView> threads;    // ascending TID; threads that exit while read are left out
   std::optional<NodePages> pages;     // nullopt where numa_maps cannot be read
+  std::optional<NodePages> anon_pages, file_pages;  // the same split (NumaUsage)
   std::optional<std::string> mem_policy;  // the one covering the most pages (NumaUsage); nullopt where unknown
   std::optional<CpuSet> allowed;      // --pinned: what the process may run on
 };

@@ -10,6 +10,7 @@
 #include "memnodes.hpp"
 #include "selection.hpp"
 #include "slice_rank.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -120,7 +121,7 @@ Placement resolve(const PlacementRequest& request, const Topology& topo, const A
   if (cpus.empty())
     throw Error(ErrorKind::Resolution,
                 fmt::format("'{}' selects no CPU that is online and allowed (allowed: {}, from {})",
-                            request.where, list_or_none(allowed.cpus), allowed.source));
+                            request.where, list_or_none(allowed.cpus), printable(allowed.source)));
 
   if (exclude) {
     CpuSet removed = cpus & select_location(*exclude, topo, allowed, SelectMode::Lenient).cpus;

@@ -44,6 +44,34 @@ std::vector<Group> group_threads(const ProcessView& view, const CpuSet* narrower
 
 std::string list_or_dash(const CpuSet& set) { return set.empty() ? "-" : format_cpulist(set); }
 
+// The CPUs a group's threads last ran on, ascending, as a cpulist whose
+// runs outside the group's CPU list end in '*' (not run on since the list
+// changed): "0*,1", "2-3*" (CPUs 2 and 3 both outside).
+std::string last_cpus_text(const Group& g) {
+  if (g.last_cpus.empty()) return "-";
+  std::string out;
+  long first = -1, last = -1;
+  bool stale = false;
+  auto flush = [&] {
+    if (first < 0) return;
+    out += (out.empty() ? "" : ",") + std::to_string(first);
+    if (last > first) out += "-" + std::to_string(last);
+    if (stale) out += "*";
+  };
+  g.last_cpus.for_each([&](unsigned cpu) {
+    bool outside = !g.cpus.test(cpu);
+    if (first >= 0 && static_cast<long>(cpu) == last + 1 && outside == stale) {
+      last = cpu;
+      return;
+    }
+    flush();
+    first = last = cpu;
+    stale = outside;
+  });
+  flush();
+  return out;
+}
+
 // Names are data: each one escaped (printable), so it stays one cell of
 // one line.
 std::string comm_list(const std::set<std::string>& comms) {
@@ -71,12 +99,29 @@ bool threads_differ(const ProcessView& view) {
   return false;
 }
 
-std::string pages_text(const ProcessView& view) {
-  if (!view.pages) return "pages unknown";
-  if (view.pages->empty()) return "pages none";
-  std::string out = "pages";
-  for (const auto& [node, count] : *view.pages) out += fmt::format(" {}:{}", node, count);
+std::string nodes_text(const NodePages& pages) {
+  if (pages.empty()) return "none";
+  std::string out;
+  for (const auto& [node, count] : pages) out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
   return out;
+}
+
+// "anon 0:216 1:5; file 0:10 1:1072": its own memory, then the page cache
+// of the files it maps.
+std::string pages_text(const ProcessView& view) {
+  if (!view.pages || !view.anon_pages || !view.file_pages) return "pages unknown";
+  return fmt::format("anon {}; file {}", nodes_text(*view.anon_pages), nodes_text(*view.file_pages));
+}
+
+void pages_field(JsonWriter& j, const char* key, const std::optional<NodePages>& pages) {
+  j.key(key);
+  if (!pages) {
+    j.null();
+    return;
+  }
+  j.begin_object();
+  for (const auto& [node, count] : *pages) j.field(std::to_string(node), count);
+  j.end_object();
 }
 
 // Terminal cells of a printable() text: one per character (UTF-8
@@ -118,7 +163,7 @@ std::string format_show_text(const std::vector<ProcessView>& views) {
     std::vector<std::vector<std::string>> rows{{"CPUS", "THREADS", "TIDS", "LAST CPUS", "NODES", "COMM"}};
     for (const auto& g : group_threads(v)) {
       rows.push_back({format_cpulist(g.cpus), std::to_string(g.tids.size()), format_id_list(g.tids, k_tids_width),
-                      list_or_dash(g.last_cpus), list_or_dash(g.last_nodes), comm_list(g.comms)});
+                      last_cpus_text(g), list_or_dash(g.last_nodes), comm_list(g.comms)});
     }
     out += table(rows, "  ");
   }
@@ -160,19 +205,15 @@ std::string format_show_json(const std::vector<ProcessView>& views) {
       j.field("cpus", format_cpulist(t.cpus));
       j.key("last_cpu");
       if (t.last_cpu >= 0) j.value(static_cast<long long>(t.last_cpu)); else j.null();
+      j.field("last_cpu_stale", t.last_cpu_stale());
       j.key("last_node");
       if (t.last_node >= 0) j.value(static_cast<long long>(t.last_node)); else j.null();
       j.end_object();
     }
     j.end_array();
-    j.key("memory_pages");
-    if (v.pages) {
-      j.begin_object();
-      for (const auto& [node, count] : *v.pages) j.field(std::to_string(node), count);
-      j.end_object();
-    } else {
-      j.null();
-    }
+    pages_field(j, "memory_pages", v.pages);
+    pages_field(j, "anon_pages", v.anon_pages);
+    pages_field(j, "file_pages", v.file_pages);
     j.end_object();
   }
   j.end_array();

@@ -11,9 +11,10 @@ namespace affix {
 
 // One block per process: its header (the union of its threads' CPU lists,
 // "(mixed)" where they differ; the nodes of its cpuset; the memory policy
-// covering most of its pages; its pages per node), then its threads grouped
-// by CPU list, TIDs cut after about 30 characters ("+N more"):
-//   4242 nginx  cpus 0-3  cpuset nodes 0  mem policy default  pages 0:1200 1:7
+// covering most of its pages; its anonymous and file pages per node), then
+// its threads grouped by CPU list, TIDs cut after about 30 characters
+// ("+N more"), a last CPU outside the group's list marked '*':
+//   4242 nginx  cpus 0-3  cpuset nodes 0  mem policy default  anon 0:1200 1:7; file 0:310
 //     CPUS  THREADS  TIDS       LAST CPUS  NODES  COMM
 //     0-3   2        4242-4243  0,2        0      nginx,worker
 // Names (comm) are printed through printable().
@@ -25,8 +26,8 @@ std::string format_pinned_text(const std::vector<ProcessView>& views);
 
 // [{"pid", "comm", "cpus" (the union of the threads'), "mems",
 // "mem_policy" | null, "threads": [{"tid", "comm", "cpus", "last_cpu",
-// "last_node"}] (every thread), "memory_pages": {"0": N} | null, "allowed"
-// (--pinned only)}]
+// "last_cpu_stale", "last_node"}] (every thread), "memory_pages",
+// "anon_pages", "file_pages": {"0": N} | null, "allowed" (--pinned only)}]
 std::string format_show_json(const std::vector<ProcessView>& views);
 
 }  // namespace affix

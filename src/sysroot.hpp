@@ -3,9 +3,11 @@
 // default, `--root DIR` otherwise), like lscpu --sysroot and HWLOC_FSROOT.
 // Reads are bounded: a file larger than the limit is an error, never an
 // unbounded allocation; a file read line by line (for_each_line) is bounded
-// in memory by its longest line, not by its size.
+// in memory by its longest line, not by its size. An error names the file
+// escaped (printable(): a cgroup's or mount point's name is data).
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +22,14 @@ constexpr size_t k_max_file_size = 1u << 20;  // 1 MiB: the largest sysfs/proc f
 // `text` without the spaces, tabs and line ends around it.
 std::string_view trim_space(std::string_view text);
 
+// A file kept open (affix watch keeps one per thread: its event, or its
+// schedstat) must leave the last k_spare_files descriptors that the
+// open-files limit allows to the files read by path and closed at once.
+// Descriptors are given lowest first, so while every file kept passes
+// leaves_spare_files() those stay free (unless inherited open).
+constexpr int k_spare_files = 16;
+bool leaves_spare_files(int fd);
+
 class SysRoot {
 public:
   explicit SysRoot(std::string root = "/");
@@ -28,8 +38,20 @@ public:
 
   // "sys/devices/system/cpu/online" -> "ROOT/sys/devices/system/cpu/online"
   std::string path(std::string_view rel) const;
+  // The root seen from its directory `rel`: the same reads, with paths
+  // relative to that directory, opened relative to it (one path walk for
+  // the directory, then one name or two per file: a 4096-CPU machine reads
+  // a dozen files in each CPU's directory); messages name the files as
+  // path() does. Where the directory cannot be opened, each read goes by
+  // its whole path (and fails as it would have).
+  SysRoot at(std::string_view rel) const;
 
   bool exists(std::string_view rel) const;
+  // 0 where `rel` exists, else why not (errno: ENOENT, ELOOP, EACCES, ...).
+  int error_of(std::string_view rel) const;
+  // The target of a symbolic link (proc/PID/ns/mnt: "mnt:[4026531841]"),
+  // nullopt where it is none or cannot be read.
+  std::optional<std::string> read_link(std::string_view rel) const;
   // Content, or nullopt where the file is missing or unreadable.  A file
   // larger than `limit` throws Error(Runtime) naming the file. Under sys/,
   // NUL bytes after the content are dropped (some dumps and old kernels
@@ -57,7 +79,16 @@ public:
   std::vector<std::string> list(std::string_view rel, size_t limit = 1u << 18) const;
 
 private:
+  struct Dir {
+    int fd;
+    ~Dir();
+  };
+  int dir_fd() const;                           // AT_FDCWD where no directory is held
+  std::string target(std::string_view rel) const;  // what to open relative to dir_fd()
+
   std::string m_root;
+  std::shared_ptr<const Dir> m_dir;  // the directory of at(), held open
+  bool m_under_sys = false;          // every file below is under sys/ (read())
 };
 
 }  // namespace affix

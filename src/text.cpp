@@ -81,6 +81,58 @@ std::string printable(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// Columns a printable code point takes on a terminal: 2 for the wide forms
+// (the ranges fmt's width estimate uses), else 1.
+size_t columns_of(char32_t cp) {
+  bool wide = (cp >= 0x1100 && cp <= 0x115f) || cp == 0x2329 || cp == 0x232a ||
+              (cp >= 0x2e80 && cp <= 0xa4cf && cp != 0x303f) || (cp >= 0xac00 && cp <= 0xd7a3) ||
+              (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe10 && cp <= 0xfe19) ||
+              (cp >= 0xfe30 && cp <= 0xfe6f) || (cp >= 0xff00 && cp <= 0xff60) ||
+              (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x20000 && cp <= 0x2fffd) ||
+              (cp >= 0x30000 && cp <= 0x3fffd) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
+              (cp >= 0x1f900 && cp <= 0x1f9ff);
+  return wide ? 2 : 1;
+}
+
+}  // namespace
+
+std::string printable_cell(std::string_view s, size_t columns) {
+  std::string out;
+  size_t used = 0;
+  bool cut = false;
+  const size_t room = columns > 0 ? columns - 1 : 0;  // where a cut name leaves its '+'
+  std::string kept;  // out as far as `room` columns
+  size_t kept_used = 0;
+  auto add = [&](const std::string& piece, size_t width) {
+    if (cut) return;
+    if (used + width > columns) {
+      cut = true;
+      return;
+    }
+    out += piece;
+    used += width;
+    if (used <= room) {
+      kept = out;
+      kept_used = used;
+    }
+  };
+  for_each_sequence(
+      s,
+      [&](std::string_view seq, char32_t cp) {
+        std::string piece = printable(seq);
+        add(piece, piece.size() == seq.size() ? columns_of(cp) : piece.size());
+      },
+      [&](unsigned char b) { add(fmt::format("\\x{:02x}", b), 4); });
+  if (cut && columns > 0) {
+    out = kept + "+";
+    used = kept_used + 1;
+  }
+  out.append(columns > used ? columns - used : 0, ' ');
+  return out;
+}
+
 std::string utf8_or_replacement(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -20,6 +20,12 @@ namespace affix {
 // becomes "\xHH" (one per byte).
 std::string printable(std::string_view s);
 
+// printable(s) in exactly `columns` columns (a table's cell): padded with
+// spaces, or, where longer, cut after a whole character or escape and ended
+// with '+' (as top(1) marks a cut name). Characters of East Asian wide
+// forms count two columns.
+std::string printable_cell(std::string_view s, size_t columns);
+
 // `s` with every byte that is not part of a valid UTF-8 sequence replaced by
 // U+FFFD (overlong forms, surrogates and code points above U+10FFFF are not
 // valid).

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "text.hpp"
 #include "topo_output.hpp"
 
 namespace affix {
@@ -220,13 +221,14 @@ std::string distance_text(const Topology& topo) {
 std::string topo_text(const Topology& topo, const Allowed& allowed) {
   std::string out;
   unsigned cpus = topo.possible.count();
-  out += fmt::format("machine    {} CPUs ({} online), {} socket{}, {} node{}, {} cores, SMT {}", cpus,
-                     topo.online.count(), topo.sockets.size(), topo.sockets.size() == 1 ? "" : "s",
-                     topo.nodes.size(), topo.nodes.size() == 1 ? "" : "s", topo.cores.size(), topo.smt);
+  out += fmt::format("machine    {} CPU{} ({} online), {} socket{}, {} node{}, {} core{}, SMT {}", cpus,
+                     cpus == 1 ? "" : "s", topo.online.count(), topo.sockets.size(),
+                     topo.sockets.size() == 1 ? "" : "s", topo.nodes.size(), topo.nodes.size() == 1 ? "" : "s",
+                     topo.cores.size(), topo.cores.size() == 1 ? "" : "s", topo.smt);
   if (!topo.llcs.empty()) out += fmt::format(", {} llc", topo.llcs.size());
   out += "\n";
   out += fmt::format("allowed    cpus {}, nodes {} (from {})\n", format_cpulist(allowed.cpus),
-                     format_cpulist(allowed.mems), allowed.source);
+                     format_cpulist(allowed.mems), printable(allowed.source));
   out += fmt::format("isolated   {}\n", topo.isolated.empty() ? "none" : format_cpulist(topo.isolated));
   CpuSet offline = topo.possible - topo.online;
   if (!offline.empty()) out += fmt::format("offline    {}\n", format_cpulist(offline));

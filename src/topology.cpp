@@ -3,7 +3,7 @@
 // kernel's CPU masks, and a unit is made from CPU i's mask only where i is
 // the lowest online CPU of that mask; a mask that overlaps a unit already
 // made is ignored (hwloc drops such conflicting objects), with hwloc's
-// corrections (topology_quirks.cpp); a CPU that tells nothing of its place is
+// corrections (topology_quirks.cpp); a CPU that tells nothing of its core is
 // its own core. The unit order is then the contract's tree walk (see
 // order_units in topology_order.cpp).
 #include "topology.hpp"
@@ -171,9 +171,11 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
   std::vector<int> die_of;
   auto die_sets = build_units(raw.die_mask, raw.masks, online, die_of);
   split_compute_units(root, raw);
-  // A CPU that tells nothing of its place (no id, no mask) is its own core.
+  // A CPU that tells nothing of its core (no core_id, no core mask: no
+  // topology at all, or a package alone) is its own core (affix(1), READING
+  // THE MACHINE, "CPUs without topology"; hwloc's reading too).
   online.for_each([&](unsigned cpu) {
-    if (!raw.has_topology[cpu]) raw.core_mask[cpu] = raw.masks.add(CpuSet::range(cpu, cpu));
+    if (raw.core_mask[cpu] < 0 && raw.core_id[cpu] < 0) raw.core_mask[cpu] = raw.masks.add(CpuSet::range(cpu, cpu));
   });
   // An empty cache mask (ia64's L3) stands for the CPU's core, as in hwloc.
   online.for_each([&](unsigned cpu) {

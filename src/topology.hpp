@@ -74,8 +74,9 @@ struct Allowed {
 // unit at a level (no such file, or a mask that conflicts with the others)
 // has -1 there and belongs to no unit of that level; `numa` lists the nodes
 // without online CPUs after the walk, with empty `cpus`. A CPU that tells
-// nothing of its place is its own core; packages that share an id while
-// their masks split them are merged on x86 (topology.cpp).
+// nothing of its core (no core_id, no core mask) is its own core; packages
+// that share an id while their masks split them are merged on x86
+// (topology.cpp).
 struct Topology {
   std::vector<CpuInfo> cpus;  // indexed by CPU number, every possible CPU
   std::vector<NodeInfo> nodes;  // sorted by node number

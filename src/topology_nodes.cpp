@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "text.hpp"
 #include "topology_read.hpp"
 
 namespace affix {
@@ -23,7 +24,7 @@ std::optional<unsigned long long> meminfo_value(const SysRoot& root, const std::
   auto v = parse_decimal(number, 1ull << 50);
   if (!v)
     throw Error(ErrorKind::Runtime, fmt::format("{}: {} is not a number of kB: '{}'", root.path(rel),
-                                                key.substr(0, key.size() - 1), std::string(number.substr(0, 40))));
+                                                key.substr(0, key.size() - 1), printable(number.substr(0, 40))));
   return v;
 }
 
@@ -49,7 +50,7 @@ std::vector<unsigned> read_distances(const SysRoot& root, const std::string& rel
     auto v = parse_decimal(s.substr(i, j - i), 1000);
     if (!v)
       throw Error(ErrorKind::Runtime, fmt::format("{}: '{}' is not a distance (0 to 1000)", root.path(rel),
-                                                  std::string(s.substr(i, std::min<size_t>(j - i, 40)))));
+                                                  printable(s.substr(i, std::min<size_t>(j - i, 40)))));
     out.push_back(static_cast<unsigned>(*v));
     i = j;
   }

@@ -1,11 +1,14 @@
 #include "topology_read.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "text.hpp"
 
 namespace affix {
 
@@ -16,14 +19,25 @@ int MaskCache::add(CpuSet set) {
 
 int MaskCache::parse(const std::string& text, bool is_list, const std::string& path) {
   // Two maps keyed by the text itself: no copy of a 1 KiB mask per lookup.
+  for (size_t i = 0; i < m_recent.size(); ++i) {
+    const Recent& r = m_recent[i];
+    if (r.text && r.is_list == is_list && *r.text == text) {
+      auto at = m_recent.begin() + static_cast<long>(i);
+      std::rotate(m_recent.begin(), at, at + 1);
+      return m_recent[0].index;
+    }
+  }
   auto& by = is_list ? by_list : by_text;
   auto it = by.find(text);
-  if (it != by.end()) return it->second;
-  auto parsed = is_list ? parse_cpulist(text, true, k_max_cpus - 1) : parse_cpumask(text, k_max_cpus - 1);
-  if (!parsed) throw Error(ErrorKind::Runtime, fmt::format("{}: {}", path, parsed.error.message));
-  int index = add(std::move(*parsed.value));
-  by.emplace(text, index);
-  return index;
+  if (it == by.end()) {
+    auto parsed = is_list ? parse_cpulist(text, true, k_max_cpus - 1) : parse_cpumask(text, k_max_cpus - 1);
+    if (!parsed) throw Error(ErrorKind::Runtime, fmt::format("{}: {}", path, parsed.error.message));
+    int index = add(std::move(*parsed.value));
+    it = by.emplace(text, index).first;
+  }
+  std::rotate(m_recent.begin(), m_recent.end() - 1, m_recent.end());
+  m_recent[0] = Recent{&it->first, is_list, it->second};
+  return it->second;
 }
 
 void Warnings::add(std::string message) {
@@ -100,9 +114,10 @@ struct CpuCaches {
   std::vector<std::pair<long, std::string>> entries;
 };
 
-CpuCaches read_cache_levels(const SysRoot& root, const std::string& cpu_dir, Warnings& warnings) {
+// `root`: the CPU's directory (SysRoot::at).
+CpuCaches read_cache_levels(const SysRoot& root, Warnings& warnings) {
   CpuCaches out;
-  std::string dir = cpu_dir + "/cache";
+  std::string dir = "cache";
   std::vector<std::pair<long, std::string>> all;
   for (auto& name : root.list(dir)) {
     if (!numbered(name, "index", 1024)) continue;
@@ -138,7 +153,7 @@ bool own_online_file(const SysRoot& root, const std::string& dir, Warnings& warn
   if (value.empty() || value == "1") return true;
   if (value != "0")
     warnings.add(fmt::format("{}: expected 0 or 1, found '{}' (taken as offline)", root.path(dir + "/online"),
-                             value.substr(0, 40)));
+                             printable(value.substr(0, 40))));
   return false;
 }
 
@@ -193,10 +208,12 @@ RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
   raw.llc_mask.assign(n, -1);
   raw.has_topology.assign(n, false);
 
-  auto id = [&](const std::string& rel) { return or_left_out(warnings, [&] { return root.read_int(rel); }).value_or(-1); };
-  auto mask = [&](const std::string& dir, std::initializer_list<const char*> masks,
+  auto id = [&](const SysRoot& in, const char* rel) {
+    return or_left_out(warnings, [&] { return in.read_int(rel); }).value_or(-1);
+  };
+  auto mask = [&](const SysRoot& in, const std::string& dir, std::initializer_list<const char*> masks,
                   std::initializer_list<const char*> lists) {
-    return or_left_out(warnings, [&] { return read_mask(root, dir, masks, lists, raw.masks); }, -1);
+    return or_left_out(warnings, [&] { return read_mask(in, dir, masks, lists, raw.masks); }, -1);
   };
   std::vector<CpuCaches> caches(n);
   long last_level = -1;
@@ -204,18 +221,29 @@ RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
     std::string dir = fmt::format("{}/cpu{}", cpu_dir, cpu);
     bool is_online = online_file ? online_file->test(cpu) : dirs.test(cpu) && own_online_file(root, dir, warnings);
     if (is_online) raw.online.set(cpu);
-    std::string topo = dir + "/topology";
-    raw.package_id[cpu] = id(topo + "/physical_package_id");
-    raw.die_id[cpu] = id(topo + "/die_id");
-    raw.core_id[cpu] = id(topo + "/core_id");
+    // The CPU's files, opened relative to its directory (one path walk).
+    SysRoot in_cpu = root.at(dir);
+    raw.package_id[cpu] = id(in_cpu, "topology/physical_package_id");
+    raw.die_id[cpu] = id(in_cpu, "topology/die_id");
+    raw.core_id[cpu] = id(in_cpu, "topology/core_id");
     raw.has_topology[cpu] = raw.package_id[cpu] >= 0 || raw.core_id[cpu] >= 0;
     if (!is_online) return;
-    raw.package_mask[cpu] = mask(topo, {"package_cpus", "core_siblings"}, {"package_cpus_list", "core_siblings_list"});
-    raw.die_mask[cpu] = mask(topo, {"die_cpus"}, {"die_cpus_list"});
-    raw.core_mask[cpu] = mask(topo, {"core_cpus", "thread_siblings"}, {"core_cpus_list", "thread_siblings_list"});
+    raw.package_mask[cpu] =
+        mask(in_cpu, "topology", {"package_cpus", "core_siblings"}, {"package_cpus_list", "core_siblings_list"});
+    raw.die_mask[cpu] = mask(in_cpu, "topology", {"die_cpus"}, {"die_cpus_list"});
+    raw.core_mask[cpu] =
+        mask(in_cpu, "topology", {"core_cpus", "thread_siblings"}, {"core_cpus_list", "thread_siblings_list"});
     raw.has_topology[cpu] = raw.has_topology[cpu] || raw.package_mask[cpu] >= 0 || raw.die_mask[cpu] >= 0 ||
                             raw.core_mask[cpu] >= 0;
-    if (scope.caches) caches[cpu] = read_cache_levels(root, dir, warnings);
+    // A CPU that reports nothing: where its topology directory is there but
+    // cannot be reached (a symlink loop, no permission), say so; only a
+    // missing one means the kernel tells nothing (one stat, for such CPUs
+    // alone).
+    if (!raw.has_topology[cpu])
+      if (int err = in_cpu.error_of("topology"); err != 0 && err != ENOENT)
+        warnings.add(fmt::format("{}: cannot read: {} (left out)", printable(in_cpu.path("topology")),
+                                 std::strerror(err)));
+    if (scope.caches) caches[cpu] = read_cache_levels(in_cpu, warnings);
     for (auto& entry : caches[cpu].entries) last_level = std::max(last_level, entry.first);
   });
   if (raw.online.empty())
@@ -226,7 +254,7 @@ RawTopology read_raw_topology(const SysRoot& root, ReadScope scope) {
     raw.online.for_each([&](unsigned cpu) {
       for (auto& [level, name] : caches[cpu].entries) {
         if (level != last_level) continue;
-        raw.llc_mask[cpu] = mask(fmt::format("{}/cpu{}/cache/{}", cpu_dir, cpu, name), {"shared_cpu_map"},
+        raw.llc_mask[cpu] = mask(root, fmt::format("{}/cpu{}/cache/{}", cpu_dir, cpu, name), {"shared_cpu_map"},
                                  {"shared_cpu_list"});
         break;
       }

@@ -9,6 +9,7 @@
 // warning naming the file; only the CPUs and which of them are online must
 // be readable (Error(Runtime) otherwise).
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,12 @@ constexpr unsigned k_max_cpus = 1u << 16;
 
 // Distinct CPU sets, each parsed once; CPUs refer to them by index.
 struct MaskCache {
+  MaskCache() = default;
+  MaskCache(const MaskCache&) = delete;  // the recent texts point into the maps
+  MaskCache& operator=(const MaskCache&) = delete;
+  MaskCache(MaskCache&&) = default;  // a moved map keeps its nodes
+  MaskCache& operator=(MaskCache&&) = default;
+
   std::unordered_map<std::string, int> by_text;  // masks
   std::unordered_map<std::string, int> by_list;  // cpulists
   std::vector<CpuSet> sets;
@@ -38,6 +45,17 @@ struct MaskCache {
   // A hex mask ("ff,00000001") or, with `is_list`, a cpulist; Error(Runtime)
   // naming `path` where the text is neither.
   int parse(const std::string& text, bool is_list, const std::string& path);
+
+private:
+  // The texts last looked up, most recent first: neighbouring CPUs share
+  // their package, die and cache masks, and comparing a 1 KiB text with a
+  // few is cheaper than hashing it.
+  struct Recent {
+    const std::string* text = nullptr;  // a key of by_text or by_list
+    bool is_list = false;
+    int index = -1;
+  };
+  std::array<Recent, 4> m_recent;
 };
 
 // What was left out while reading: the first k_max_warnings messages, and

@@ -40,21 +40,28 @@ void thread(JsonWriter& j, const ThreadReport& t) {
   j.end_object();
 }
 
+void pages(JsonWriter& j, const char* key, const std::optional<NodePages>& per_node) {
+  j.key(key);
+  if (!per_node) {
+    j.null();
+    return;
+  }
+  j.begin_object();
+  for (const auto& [node, count] : *per_node) j.field(std::to_string(node), count);
+  j.end_object();
+}
+
 void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   j.begin_object();
   j.field("pid", p.pid);
   j.field("comm", p.comm);
   j.field("threads", p.threads);
+  j.field("threads_unread", p.threads_unread);
   j.field("cpus_ran", format_cpulist(p.cpus_ran));
   activity(j, p.activity);
-  j.key("memory_pages");
-  if (p.pages) {
-    j.begin_object();
-    for (const auto& [node, pages] : *p.pages) j.field(std::to_string(node), pages);
-    j.end_object();
-  } else {
-    j.null();
-  }
+  pages(j, "memory_pages", p.pages);
+  pages(j, "anon_pages", p.anon_pages);
+  pages(j, "file_pages", p.file_pages);
   j.field("remote_pages", p.remote_pages);
   j.field("exact", p.exact);
   j.field("exited", p.exited);

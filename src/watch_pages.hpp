@@ -1,9 +1,12 @@
 #pragma once
 // Where a watched process's memory is: its pages per node from numa_maps,
-// and those on nodes where none of its threads ran. numa_maps walks every
-// page of the process (25 ms for one of 10,000 threads, whose 20,000
-// mappings are its stacks), so a process's numa_maps is read at most once
-// per 50 times its last read took: at most 2% of the time.
+// anonymous and file pages apart (NumaUsage), and its anonymous pages on
+// nodes where none of its threads ran (a file's page cache sits where the
+// file was first read, whoever reads it: not the process's placement).
+// numa_maps walks every page of the process (25 ms for one of 10,000
+// threads, whose 20,000 mappings are its stacks), so a process's numa_maps
+// is read at most once per 50 times its last read took: at most 2% of the
+// time.
 
 #include <sys/types.h>
 
@@ -19,21 +22,21 @@ namespace affix {
 
 class ProcessPages {
 public:
-  // Reads numa_maps where it is due at `time` (seconds); else, and where it
-  // cannot be read now, the pages last read.
-  std::optional<NodePages> update(const SysRoot& root, pid_t pid, double time);
+  // Reads numa_maps (and maps) where it is due at `time` (seconds); else,
+  // and where it cannot be read now, the pages last read.
+  const std::optional<NumaUsage>& update(const SysRoot& root, pid_t pid, double time);
   // When it is read next: `time` plus 50 times `took` (seconds).
   void schedule(double time, double took) { m_due = time + k_spacing * took; }
-  const std::optional<NodePages>& last() const { return m_pages; }
+  const std::optional<NumaUsage>& last() const { return m_pages; }
 
 private:
   static constexpr double k_spacing = 50;
-  std::optional<NodePages> m_pages;
+  std::optional<NumaUsage> m_pages;
   double m_due = 0;
 };
 
-// The pages on nodes that none of `cpus_ran` belongs to; nullopt where the
-// pages or the CPUs are not known.
+// The pages (of `pages`: the anonymous ones) on nodes that none of
+// `cpus_ran` belongs to; nullopt where the pages or the CPUs are not known.
 std::optional<uint64_t> remote_pages(const std::optional<NodePages>& pages, const CpuSet& cpus_ran,
                                      const Topology& topo);
 

@@ -87,7 +87,9 @@ std::optional<SchedStat> read_schedstat(const SysRoot& root, pid_t pid, pid_t ti
 }
 
 SchedStatFile::SchedStatFile(const SysRoot& root, pid_t pid, pid_t tid)
-  : m_fd(::open(root.path(task_dir(pid, tid) + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC)) {}
+  : m_fd(::open(root.path(task_dir(pid, tid) + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC)) {
+  if (m_fd >= 0 && !leaves_spare_files(m_fd)) close();  // read by path instead
+}
 
 SchedStatFile::~SchedStatFile() { close(); }
 

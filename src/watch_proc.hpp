@@ -44,7 +44,9 @@ std::optional<SchedStat> read_schedstat(const SysRoot& root, pid_t pid, pid_t ti
 class SchedStatFile {
 public:
   SchedStatFile() = default;
-  SchedStatFile(const SysRoot& root, pid_t pid, pid_t tid);  // not open() where it cannot be opened
+  // Not open() where it cannot be opened, or would take one of the spare
+  // files (leaves_spare_files): then the thread is read by path.
+  SchedStatFile(const SysRoot& root, pid_t pid, pid_t tid);
   ~SchedStatFile();
   SchedStatFile(SchedStatFile&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
   SchedStatFile& operator=(SchedStatFile&& o) noexcept;

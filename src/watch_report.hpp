@@ -34,7 +34,7 @@ struct Activity {
 struct ThreadReport {
   pid_t tid = 0;
   std::string comm;
-  long cpu = -1;        // the CPU it was last on
+  long cpu = -1;        // the CPU it was last on; -1 where unknown, or outside its CPU list and not run on since
   Activity activity;
   bool exact = false;   // every migration seen with its CPUs
   bool exited = false;  // exited during the interval (reported up to its exit)
@@ -44,10 +44,15 @@ struct ProcessReport {
   pid_t pid = 0;
   std::string comm;
   unsigned threads = 0;  // threads reported (live at the sample, or exited during the interval)
-  CpuSet cpus_ran;       // CPUs its threads ran on; where none ran, those they last ran on
+  // Threads there but not read at all (no file left to open): not in
+  // `threads` nor the thread list; the process is then not exact. The
+  // summary's: threads unread in some interval.
+  unsigned threads_unread = 0;
+  CpuSet cpus_ran;       // CPUs its threads ran on; where none ran, those they last ran on (ThreadReport::cpu)
   Activity activity;
   std::optional<NodePages> pages;       // numa_maps; nullopt where it cannot be read
-  std::optional<uint64_t> remote_pages; // pages on nodes none of cpus_ran is on
+  std::optional<NodePages> anon_pages, file_pages;  // the same split (NumaUsage)
+  std::optional<uint64_t> remote_pages; // anonymous pages on nodes none of cpus_ran is on
   bool exact = false;
   bool exited = false;
   double seconds = 0;    // summary: how long it was watched

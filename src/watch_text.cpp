@@ -1,7 +1,7 @@
 // `affix watch` for people, in 80 columns: one block (or screen) per
 // interval, and the summary table. Each process is a row of rates and a
 // line under it that says where it ran and where its pages are. Names from
-// processes go through printable().
+// processes go through printable_cell(): escaped, and cut to their column.
 #include <algorithm>
 #include <tuple>
 
@@ -43,35 +43,45 @@ std::string cells(const Activity& a, double seconds, double last) {
 
 const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW";
 
-std::string pages_text(const ProcessReport& p) {
-  if (!p.pages) return "unknown";
+std::string nodes_text(const NodePages& pages) {
   std::string out;
-  for (const auto& [node, pages] : *p.pages) {
-    if (pages == 0) continue;
-    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, pages);
+  for (const auto& [node, count] : pages) {
+    if (count == 0) continue;
+    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
   }
   return out.empty() ? "none" : out;
 }
 
-// "; 0.6% remote" (of its pages, on nodes where it did not run).
+// ", 0.6% remote" (of its anonymous pages, on nodes where it did not run).
 std::string remote_text(const ProcessReport& p) {
-  if (!p.remote_pages || !p.pages) return "";
+  if (!p.remote_pages || !p.anon_pages) return "";
   uint64_t total = 0;
-  for (const auto& [node, pages] : *p.pages) total += pages;
+  for (const auto& [node, pages] : *p.anon_pages) total += pages;
   if (total == 0) return "";
   return fmt::format(", {:.1f}% remote",
                      100.0 * static_cast<double>(*p.remote_pages) / static_cast<double>(total));
+}
+
+// " (3 unread)": threads there whose files could not be read at all.
+std::string unread_text(size_t unread) { return unread ? fmt::format(" ({} unread)", unread) : ""; }
+
+// "anon 0:216 1:5, 2.3% remote; file 0:10 1:1072": its own memory, then the
+// page cache of the files it maps (not counted as remote).
+std::string pages_text(const ProcessReport& p) {
+  if (!p.pages || !p.anon_pages || !p.file_pages) return "pages unknown";
+  return fmt::format("anon {}{}; file {}", nodes_text(*p.anon_pages), remote_text(p), nodes_text(*p.file_pages));
 }
 
 // The line under a process's row.
 std::string detail(const ProcessReport& p, const LevelMap& levels) {
   std::string where = p.cpus_ran.empty() ? "-" : levels.describe(p.cpus_ran);
   if (!where.empty() && where[0] >= '0' && where[0] <= '9') where = (p.cpus_ran.count() == 1 ? "CPU " : "CPUs ") + where;
-  return fmt::format("        {} thread{}, ran on {}; pages {}{}{}\n", p.threads, p.threads == 1 ? "" : "s", where,
-                     pages_text(p), remote_text(p), p.exited ? "; exited" : "");
+  return fmt::format("        {} thread{}{}, ran on {}; {}{}\n", p.threads, p.threads == 1 ? "" : "s",
+                     unread_text(p.threads_unread), where, pages_text(p), p.exited ? "; exited" : "");
 }
 
-std::string name(const std::string& comm) { return fmt::format("{:<15}", printable(comm)); }
+// A name in its 15 columns, cut where longer (the full name is in --json).
+std::string name(const std::string& comm) { return printable_cell(comm, 15); }
 
 // Words of `text` in lines of at most k_width columns.
 std::string wrap(const std::string& text) {
@@ -90,22 +100,24 @@ std::string wrap(const std::string& text) {
   return out + line + "\n";
 }
 
-std::string header_text(const WatchHeader& h, double time, size_t processes, size_t threads) {
+std::string header_text(const WatchHeader& h, double time, size_t processes, size_t threads, size_t unread) {
   return fmt::format("affix watch: {}; every {:g} s; at {:.1f} s\n", h.machine, h.interval, time) +
          wrap(h.mode) +
-         fmt::format("{} process{}, {} thread{}; per second:\n", processes, processes == 1 ? "" : "es", threads,
-                     threads == 1 ? "" : "s");
+         fmt::format("{} process{}, {} thread{}{}; per second:\n", processes, processes == 1 ? "" : "es", threads,
+                     threads == 1 ? "" : "s", unread_text(unread));
 }
 
 }  // namespace
 
 std::string watch_text(const WatchHeader& header, const IntervalReport& report, const LevelMap& levels,
                        size_t max_rows) {
-  size_t threads = 0;
-  for (const auto& p : report.processes) threads += p.threads;
-  std::string out = header_text(header, report.time, report.processes.size(), threads);
+  size_t threads = 0, unread = 0;
+  for (const auto& p : report.processes) threads += p.threads, unread += p.threads_unread;
+  std::string out = header_text(header, report.time, report.processes.size(), threads, unread);
   if (!report.exact && header.mode.rfind("exact", 0) == 0)
-    out += "not exact in this interval: some moves counted from se.nr_migrations\n";
+    out += wrap(fmt::format("not exact in this interval: {}",
+                            unread ? fmt::format("{} thread{} could not be read", unread, unread == 1 ? "" : "s")
+                                   : "some moves counted from se.nr_migrations"));
   const double s = report.interval;
   std::vector<std::string> rows;  // each row with its detail line, if any
   if (header.threads) {

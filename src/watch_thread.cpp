@@ -35,6 +35,7 @@ Migrations estimate_moves(const LevelMap& levels, uint64_t count, long before, l
 
 std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t pid, bool since_creation,
                                                  const CpuSet& process_seen) {
+  m_since_creation = since_creation;
   if (cx.events) {
     OpenResult opened = cx.events->open(m_tid);
     if (opened == OpenResult::Gone) return std::nullopt;
@@ -47,8 +48,13 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
   auto sched = read_sched(cx.root, pid, m_tid);
   if (!gate || !st || !sched) {
     close(cx);
-    return std::nullopt;
+    m_has_event = false;
+    if (!there(cx, pid)) return std::nullopt;
+    ThreadInterval out;  // there, but not readable: tried again at the next sample
+    out.unread = true;
+    return out;
   }
+  m_begun = true;
   m_comm = st->comm;
   m_cpu = st->last_cpu;
   mark(m_seen, m_cpu);
@@ -79,6 +85,20 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
 ThreadInterval ThreadWatch::update(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone) {
   ThreadInterval out;
   if (m_exited) return out;
+  if (!m_begun) {
+    // Not read yet. A thread that was there before cannot say what it did
+    // until now: from here on only, and this interval is not exact.
+    auto first = gone ? std::nullopt : begin(cx, pid, m_since_creation, process_seen);
+    if (!first) {
+      out.unread = true;
+      out.exited = m_exited = true;
+      return out;
+    }
+    if (!m_since_creation) first->activity = Activity{}, first->ran_on = CpuSet{};
+    first->exact = first->exact && m_since_creation && !first->unread;
+    first->active = !first->activity.idle();
+    return *first;
+  }
   if (m_has_event) update_exact(cx, pid, process_seen, gone, out);
   else update_sampled(cx, pid, process_seen, gone, out);
   out.cpu = m_cpu;
@@ -86,6 +106,10 @@ ThreadInterval ThreadWatch::update(const WatchContext& cx, pid_t pid, const CpuS
   out.exited = m_exited;
   if (m_exited) close(cx);
   return out;
+}
+
+bool ThreadWatch::there(const WatchContext& cx, pid_t pid) const {
+  return cx.root.exists(task_dir(pid, m_tid));
 }
 
 bool ThreadWatch::read_after_run(const WatchContext& cx, pid_t pid, ThreadInterval& out, long* stat_cpu) {
@@ -139,7 +163,8 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
   }
   if (!ran) return;
   long stat_cpu = -1;
-  if (!read_after_run(cx, pid, out, &stat_cpu)) m_exited = true;
+  // Unreadable but there: its switches are counted at the next read.
+  if (!read_after_run(cx, pid, out, &stat_cpu) && !there(cx, pid)) m_exited = true;
   if (m_cpu < 0) m_cpu = stat_cpu;
 }
 
@@ -147,17 +172,16 @@ void ThreadWatch::update_sampled(const WatchContext& cx, pid_t pid, const CpuSet
                                  ThreadInterval& out) {
   std::optional<SchedStat> gate;
   if (!gone) gate = m_gate_file.is_open() ? m_gate_file.read() : read_schedstat(cx.root, pid, m_tid);
-  if (!gate) {
-    m_exited = true;
-    return;
-  }
+  // Unreadable but there: what it did is counted at the next read.
+  auto unreadable = [&] {
+    if (!gone && there(cx, pid)) out.unread = true;
+    else m_exited = true;
+  };
+  if (!gate) return unreadable();
   if (*gate == m_gate) return;  // it did not run: nothing changed
   long now = -1;
   SchedCounters before = m_sched;
-  if (!read_after_run(cx, pid, out, &now)) {
-    m_exited = true;
-    return;
-  }
+  if (!read_after_run(cx, pid, out, &now)) return unreadable();
   uint64_t moves = delta(m_sched.nr_migrations, before.nr_migrations);
   out.activity.migrations += estimate_moves(cx.levels, moves, m_cpu, now, m_seen, process_seen);
   out.activity.cpu_ns = delta(gate->run_ns, m_gate.run_ns);

@@ -36,6 +36,10 @@ struct ThreadInterval {
   bool exact = false;
   bool active = false;  // it ran, switched or moved
   bool exited = false;
+  // Its files could not be read though it is there (no file left to open):
+  // nothing of it is known for the interval, which is not exact; what it
+  // did is counted at the next read (affix(1), WATCH).
+  bool unread = false;
 };
 
 // `count` moves whose CPUs were not seen, by estimated level. Where the CPU
@@ -55,7 +59,8 @@ public:
   // Opens its event (where there are events) and reads where it stands.
   // With `since_creation` (a thread created during the watch) the returned
   // interval holds what it did since it was created, from the scheduler's
-  // counters. nullopt where the thread is gone.
+  // counters. nullopt where the thread is gone; `unread` where it is there
+  // but cannot be read: update() tries again.
   std::optional<ThreadInterval> begin(const WatchContext& cx, pid_t pid, bool since_creation,
                                       const CpuSet& process_seen);
   // What it did since the last call. `gone`: the thread list no longer has
@@ -68,13 +73,19 @@ public:
   long cpu() const { return m_cpu; }
   bool exact() const { return m_has_event; }
   bool exited() const { return m_exited; }
+  // Whether it was reported in some interval (the summary counts those).
+  bool reported() const { return m_reported; }
+  void mark_reported() { m_reported = true; }
 
 private:
   void update_exact(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone,
                     ThreadInterval& out);
   void update_sampled(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone,
                       ThreadInterval& out);
-  // Reads stat and sched after the thread ran: comm, switches. False where gone.
+  // Whether its task directory is still there (a stat(2): no file to open).
+  bool there(const WatchContext& cx, pid_t pid) const;
+  // Reads stat and sched after the thread ran: comm, switches. False where
+  // they cannot be read (gone, or no file left to open).
   bool read_after_run(const WatchContext& cx, pid_t pid, ThreadInterval& out, long* stat_cpu);
 
   pid_t m_tid;
@@ -83,6 +94,9 @@ private:
   CpuSet m_seen;         // CPUs it was seen on during the watch
   bool m_has_event = false;
   bool m_exited = false;
+  bool m_begun = false;           // begin() read where it stands
+  bool m_reported = false;
+  bool m_since_creation = false;  // begun as a thread created during the watch
   SchedStat m_gate;      // sampled: the cheap check whether it ran
   SchedStatFile m_gate_file;  // sampled: where the check reads it (kept open)
   SchedCounters m_sched; // the scheduler's counters at the last read

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "error.hpp"
+#include "os.hpp"
 #include "proc.hpp"
 #include "watch_pages.hpp"
 
@@ -17,8 +18,9 @@ struct WatchTracker::Process {
   std::map<pid_t, ThreadWatch> threads;         // alive, as far as known
   std::map<pid_t, ThreadInterval> first;        // threads begun this sample: their first interval
   std::map<pid_t, ThreadReport> thread_totals;  // with a thread list: each thread's, over the run
-  unsigned threads_seen = 0;                    // every thread seen
+  unsigned threads_seen = 0;                    // every thread reported
   std::set<pid_t> exited_now, exited_before;    // TIDs that exited in this and the last interval
+  std::set<pid_t> unread;                       // TIDs unread in some interval
   CpuSet seen;                                  // CPUs its threads were seen on
   ProcessReport total;                          // over the run
   bool reported = false;
@@ -60,6 +62,28 @@ std::optional<StatLine> stat_of(const SysRoot& root, pid_t pid) {
   } catch (const Error&) {
     return std::nullopt;  // not a stat line: as good as gone
   }
+}
+
+// Whether `cpu` is in thread `tid`'s CPU list: where it is not, the thread
+// has not run since its list changed (a pin), and is counted on no CPU
+// until it runs (WATCH in the man page). On the machine's own /proc the
+// list is the kernel's (sched_getaffinity: no file to read, so an idle
+// thread still costs one small read); under another root, its status.
+// True where the list cannot be read.
+bool in_cpu_list(const SysRoot& root, pid_t pid, pid_t tid, long cpu) {
+  CpuSet cpus;
+  if (root.is_default()) {
+    if (linux_os().get_affinity(tid, cpus) != 0) return true;
+  } else {
+    std::optional<StatusInfo> status;
+    try {
+      status = read_status(root, task_dir(pid, tid));
+    } catch (const Error&) {
+    }
+    if (!status) return true;
+    cpus = status->cpus;
+  }
+  return cpus.test(static_cast<unsigned>(cpu));
 }
 
 }  // namespace
@@ -106,9 +130,8 @@ bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
     if (!first) continue;
     p->seen |= first->ran_on;
     if (first->cpu >= 0 && first->cpu < static_cast<long>(k_max_id)) p->seen.set(static_cast<unsigned>(first->cpu));
-    if (since_creation) p->first.emplace(tid, *first);
+    if (since_creation || first->unread) p->first.emplace(tid, *first);
     p->threads.emplace(tid, std::move(t));
-    ++p->threads_seen;
   }
   if (p->threads.empty()) return false;
   m_live.emplace(pid, std::move(p));
@@ -159,17 +182,41 @@ IntervalReport WatchTracker::sample(double time, double interval) {
 void WatchTracker::update_process(Process& p, ProcessReport& r) {
   WatchContext cx{m_root, m_levels, m_events};
   auto st = stat_of(m_root, p.pid);
-  bool gone = !st || st->start_time != p.start_time;
-  if (!gone) p.comm = st->comm;
+  // There but unreadable (no file left to open): not gone, its thread list
+  // not checked, so not exact.
+  bool unread = !st && m_root.exists(task_dir(p.pid, p.pid));
+  bool gone = st ? st->start_time != p.start_time : !unread;
+  if (st && !gone) p.comm = st->comm;
   r.pid = p.pid;
   r.comm = p.comm;
-  r.exact = m_events != nullptr;
+  r.exact = m_events != nullptr && !unread;
   CpuSet last_cpus;  // where its threads last ran: cpus_ran where none ran
   p.exited_before = std::move(p.exited_now);
   p.exited_now.clear();
-  auto record = [&](const ThreadWatch& t, const ThreadInterval& ti) {
-    ThreadReport tr = thread_report(t, ti);
+  bool any_ran = false;  // set below, before record is called
+  auto record = [&](ThreadWatch& t, const ThreadInterval& ti) {
     if (ti.exited) p.exited_now.insert(t.tid());
+    if (ti.unread) {  // counted, never shown as read
+      ++r.threads_unread;
+      r.exact = false;
+      p.unread.insert(t.tid());
+      return;
+    }
+    if (!t.reported()) {
+      t.mark_reported();
+      ++p.threads_seen;
+    }
+    ThreadReport tr = thread_report(t, ti);
+    // One that did not run counts where it last ran only where that CPU is
+    // still in its list; it is read only where it is shown (the thread
+    // list, or cpus_ran where no thread ran).
+    bool idle = ti.ran_on.empty() && !ti.exited;
+    long last = ti.cpu;
+    if (idle && last >= 0 && last < static_cast<long>(k_max_id) && (m_thread_list || !any_ran) &&
+        !in_cpu_list(m_root, p.pid, t.tid(), last)) {
+      last = -1;
+      tr.cpu = -1;
+    }
     // The summary's thread list: at most k_max_ended threads per process.
     auto found = p.thread_totals.find(t.tid());
     if (m_thread_list && (found != p.thread_totals.end() || p.thread_totals.size() < k_max_ended)) {
@@ -177,14 +224,14 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
       bool first_time = total.tid == 0;
       total.tid = t.tid();
       total.comm = t.comm();
-      total.cpu = t.cpu();
+      total.cpu = tr.cpu;
       total.activity += ti.activity;
       total.exact = (first_time || total.exact) && ti.exact;
       total.exited = ti.exited;
     }
     r.cpus_ran |= ti.ran_on;
     p.seen |= ti.ran_on;
-    if (ti.cpu >= 0 && ti.cpu < static_cast<long>(k_max_id)) last_cpus.set(static_cast<unsigned>(ti.cpu));
+    if (last >= 0 && last < static_cast<long>(k_max_id)) last_cpus.set(static_cast<unsigned>(last));
     add_thread_report(r, std::move(tr), m_thread_list);
   };
   // What each thread did, ascending TID (p.threads is a map) but for the
@@ -202,7 +249,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   p.first.clear();
   // The thread list changed where the kernel's count differs from the
   // threads known alive (each of which answered above).
-  if (!gone && st->num_threads != alive) {
+  if (st && !gone && st->num_threads != alive) {
     std::set<pid_t> listed;
     if (auto tids = read_tasks(m_root, p.pid)) listed.insert(tids->begin(), tids->end());
     for (auto& [tid, t] : p.threads) {
@@ -217,11 +264,11 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
       ThreadWatch t(tid);
       auto ti = t.begin(cx, p.pid, true, p.seen);
       if (!ti) continue;
-      ++p.threads_seen;
       got.emplace_back(tid, std::move(*ti));
       p.threads.emplace(tid, std::move(t));
     }
   }
+  any_ran = std::any_of(got.begin(), got.end(), [](const auto& e) { return !e.second.ran_on.empty(); });
   for (const auto& [tid, ti] : got) record(p.threads.at(tid), ti);
   if (r.cpus_ran.empty()) r.cpus_ran = last_cpus;
   for (auto it = p.threads.begin(); it != p.threads.end();) {
@@ -237,17 +284,28 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
   std::sort(r.thread_list.begin(), r.thread_list.end(),
             [](const ThreadReport& a, const ThreadReport& b) { return a.tid < b.tid; });
   bool shown = !m_named.empty() || !r.activity.idle();
-  r.pages = shown && !p.exited && !p.kernel_thread ? p.pages.update(m_root, p.pid, m_time) : p.pages.last();
-  r.remote_pages = remote_pages(r.pages, r.cpus_ran, m_topo);
+  const auto& usage =
+      shown && !p.exited && !p.kernel_thread ? p.pages.update(m_root, p.pid, m_time) : p.pages.last();
+  if (usage) {
+    r.pages = usage->pages;
+    r.anon_pages = usage->anon;
+    r.file_pages = usage->file;
+  }
+  r.remote_pages = remote_pages(r.anon_pages, r.cpus_ran, m_topo);
   ProcessReport& t = p.total;
   t.comm = r.comm;
   t.activity += r.activity;
   t.cpus_ran |= r.cpus_ran;
-  if (r.pages) t.pages = r.pages;
+  if (r.pages) {
+    t.pages = r.pages;
+    t.anon_pages = r.anon_pages;
+    t.file_pages = r.file_pages;
+  }
   if (r.remote_pages) t.remote_pages = r.remote_pages;
   t.exact = t.exact && r.exact;
   t.exited = r.exited;
   t.threads = p.threads_seen;
+  t.threads_unread = static_cast<unsigned>(p.unread.size());
   t.seconds = m_time - p.since;
 }
 

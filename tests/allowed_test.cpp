@@ -131,6 +131,42 @@ TEST_CASE("no readable cpuset: the status file; neither under a root: every onli
   CHECK(a.mems_source == "all-nodes");
 }
 
+TEST_CASE("a target in another mount namespace: its cgroup files through proc/PID/root (v1 and v2)") {
+  TempRoot r;
+  r.simple_machine(8, 1);
+  r.write("proc/self/status", k_status);
+  r.mkdir("proc/self/ns");
+  ::symlink("mnt:[4026531841]", (r.path() + "/proc/self/ns/mnt").c_str());
+  r.mkdir("proc/42/ns");
+  r.write("proc/42/status", k_status);
+  r.write("proc/42/cgroup", "0::/docker/c1\n");
+  // Its cgroup2 mount shows the container's cgroup at its own /sys/fs/cgroup.
+  r.write("proc/42/mountinfo", "24 1 0:22 /docker/c1 /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n");
+  r.write("sys/fs/cgroup/cpuset.cpus.effective", "0-7\n");  // the host's view of that path
+  r.write("proc/42/root/sys/fs/cgroup/cpuset.cpus.effective", "6\n");
+  r.write("proc/42/root/sys/fs/cgroup/cpuset.mems.effective", "0\n");
+  ::symlink("mnt:[4026532999]", (r.path() + "/proc/42/ns/mnt").c_str());
+  Allowed a = allowed_of(r, "42");
+  CHECK(format_cpulist(a.cpus) == "6");
+  CHECK(a.source == "cgroup2:/proc/42/root/sys/fs/cgroup/cpuset.cpus.effective");
+  CHECK(a.mems_source == "cgroup2:/proc/42/root/sys/fs/cgroup/cpuset.mems.effective");
+  // The same namespace: the paths are affix's own.
+  r.remove("proc/42/ns/mnt");
+  ::symlink("mnt:[4026531841]", (r.path() + "/proc/42/ns/mnt").c_str());
+  a = allowed_of(r, "42");
+  CHECK(a.source == "cgroup2:/sys/fs/cgroup/cpuset.cpus.effective");
+  // cgroup v1, the Docker way: the container's cpuset as its own mount.
+  r.write("proc/42/cgroup", "3:cpuset:/docker/c1\n");
+  r.write("proc/42/mountinfo", "31 1 0:26 /docker/c1 /sys/fs/cgroup/cpuset ro - cgroup cgroup rw,cpuset\n");
+  r.write("sys/fs/cgroup/cpuset/cpuset.effective_cpus", "0-7\n");
+  r.write("proc/42/root/sys/fs/cgroup/cpuset/cpuset.effective_cpus", "5\n");
+  r.remove("proc/42/ns/mnt");
+  ::symlink("mnt:[4026532999]", (r.path() + "/proc/42/ns/mnt").c_str());
+  a = allowed_of(r, "42");
+  CHECK(format_cpulist(a.cpus) == "5");
+  CHECK(a.source == "cgroup1:/proc/42/root/sys/fs/cgroup/cpuset/cpuset.effective_cpus");
+}
+
 TEST_CASE("another process: its own proc files; bad or missing PIDs are errors") {
   TempRoot r;
   r.simple_machine(4, 1);

@@ -171,3 +171,17 @@ TEST_CASE("real events: a thread that does not exist is gone") {
   if (!events) return;
   CHECK(events->open(4194304) == OpenResult::Gone);
 }
+
+TEST_CASE("real events: on one CPU the probe still opens the event (no move to make) and decides") {
+  cpu_set_t saved;
+  REQUIRE(sched_getaffinity(0, sizeof saved, &saved) == 0);
+  int a, b;
+  two_cpus(a, b);
+  move_to(a);  // the probe's thread is created with this thread's list: one CPU
+  auto events = events_or_refusal(1);  // refused where the kernel refuses, whatever the CPUs
+  sched_setaffinity(0, sizeof saved, &saved);
+  if (!events) return;
+  auto self = static_cast<pid_t>(syscall(SYS_gettid));
+  CHECK(events->open(self) == OpenResult::Opened);
+  events->close(self);
+}

@@ -23,6 +23,16 @@ std::string error_of(CommandKind kind, Args args) {
 }
 std::string run_error(Args args) { return error_of(CommandKind::Run, std::move(args)); }
 
+// The hint of the usage error the words give.
+std::string hint_of(CommandKind kind, const Args& args) {
+  try {
+    parse_command_line(kind, args);
+  } catch (const Error& e) {
+    return e.hint();
+  }
+  return "no error";
+}
+
 }  // namespace
 
 TEST_CASE("run: the first word after WHERE that is not an option starts the command") {
@@ -153,14 +163,6 @@ TEST_CASE("usage errors have exact messages and hints") {
 }
 
 TEST_CASE("an unknown option close to one of the command's: did you mean") {
-  auto hint_of = [](CommandKind kind, const Args& args) {
-    try {
-      parse_command_line(kind, args);
-    } catch (const Error& e) {
-      return e.hint();
-    }
-    return std::string("no error");
-  };
   CHECK(run_error({"--no-smtt", "0", "ls"}) == "unknown option '--no-smtt' for 'run'");
   CHECK(hint_of(CommandKind::Run, {"--no-smtt", "0", "ls"}) == "did you mean '--no-smt'?");
   CHECK(hint_of(CommandKind::Run, {"--cont=2", "0", "ls"}) == "did you mean '--count'?");
@@ -174,14 +176,6 @@ TEST_CASE("an unknown option close to one of the command's: did you mean") {
 }
 
 TEST_CASE("numactl's and taskset's options: the hint says them in affix's words") {
-  auto hint_of = [](CommandKind kind, const Args& args) {
-    try {
-      parse_command_line(kind, args);
-    } catch (const Error& e) {
-      return e.hint();
-    }
-    return std::string("no error");
-  };
   auto run_hint = [&](const Args& args) { return hint_of(CommandKind::Run, args); };
   CHECK(run_error({"--cpunodebind=0", "--membind=0", "ls"}) == "unknown option '--cpunodebind' for 'run'");
   CHECK(run_hint({"--cpunodebind=0", "--membind=0", "ls"}) ==

@@ -1,6 +1,13 @@
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <thread>
+
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "error.hpp"
 #include "fake_root.hpp"
@@ -67,6 +74,100 @@ TEST_CASE("parse_numa_maps sums pages per node") {
       "7f20 bind:0 stack anon=1 N0=1");
   CHECK(pages == NodePages{{0, 4}, {1, 9}});
   CHECK(parse_numa_maps("").empty());
+}
+
+TEST_CASE("parse_numa_usage: anonymous pages apart from the page cache of mapped files") {
+  const char* text =
+      "55d0 default file=/usr/bin/cat mapped=5 mapmax=2 N0=3 N1=2 kernelpagesize_kB=4\n"  // text: page cache
+      "55e0 default file=/usr/bin/cat anon=1 dirty=1 N1=1 kernelpagesize_kB=4\n"          // relro: written
+      "55f0 default file=/usr/bin/cat mapped=2 N1=2 kernelpagesize_kB=4\n"                // .data, not yet written
+      "5600 default heap anon=4 dirty=4 N0=4 kernelpagesize_kB=4\n"
+      "7f00 default file=/srv/a\\040file=x\\040anon=3 mapped=6 N1=6 kernelpagesize_kB=4\n"  // a path with blanks
+      "7f10 default anon=7 dirty=7 N0=6 N1=1 kernelpagesize_kB=4\n"
+      "7ff0 default stack anon=2 dirty=2 N0=2 kernelpagesize_kB=4\n";
+  auto m = parse_numa_maps_line("7f00 default file=/srv/a\\040file=x\\040anon=3 mapped=6 N1=6");
+  REQUIRE(m);
+  CHECK(m->file);
+  CHECK_FALSE(m->anon);
+  CHECK(parse_numa_maps_line("55e0 default file=/usr/bin/cat anon=1 dirty=1 N1=1")->anon);
+  // Without maps: a mapping of a file without anonymous pages is page cache.
+  auto u = parse_numa_usage(text);
+  CHECK(u.pages == NodePages{{0, 15}, {1, 12}});
+  CHECK(u.anon == NodePages{{0, 12}, {1, 2}});
+  CHECK(u.file == NodePages{{0, 3}, {1, 10}});
+  // With maps: a private writable mapping (.data at 55f0) is the process's own.
+  auto w = parse_numa_usage(text, {0x55f0, 0x5600, 0x7f10, 0x7ff0});
+  CHECK(w.anon == NodePages{{0, 12}, {1, 4}});
+  CHECK(w.file == NodePages{{0, 3}, {1, 8}});
+  CHECK(w.pages == u.pages);
+}
+
+TEST_CASE("the real numa_maps: this process's own memory apart from a file it maps") {
+  // 64 pages of anonymous memory written, 32 pages of a file read through
+  // a read-only mapping (page cache), 8 of it through a private writable
+  // one, 4 of them written.
+  FakeRoot dir;
+  dir.write("data", std::string(64 * 4096, 'x'));
+  int fd = ::open((dir.path() + "/data").c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  void* file = mmap(nullptr, 32 * 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* priv = mmap(nullptr, 8 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  void* anon = mmap(nullptr, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ::close(fd);
+  REQUIRE(file != MAP_FAILED);
+  REQUIRE(priv != MAP_FAILED);
+  REQUIRE(anon != MAP_FAILED);
+  auto* f = static_cast<volatile char*>(file);
+  auto* p = static_cast<volatile char*>(priv);
+  auto* a = static_cast<volatile char*>(anon);
+  char sum = 0;
+  for (int i = 0; i < 32; ++i) sum = static_cast<char>(sum + f[i * 4096]);
+  for (int i = 0; i < 8; ++i) sum = static_cast<char>(sum + p[i * 4096]);
+  for (int i = 0; i < 4; ++i) p[i * 4096] = sum;
+  for (int i = 0; i < 64; ++i) a[i * 4096] = 1;
+  SysRoot sys;
+  auto mappings = read_numa_mappings(sys, getpid());
+  auto ranges = read_maps(sys, getpid());
+  REQUIRE(mappings);
+  REQUIRE(ranges);
+  auto at = [&](void* addr) -> std::pair<NumaMapping, bool> {
+    auto start = reinterpret_cast<unsigned long long>(addr);
+    NumaMapping m;
+    for (const auto& one : *mappings)
+      if (one.start == start) m = one;
+    bool private_writable = false;
+    for (const auto& r : *ranges)
+      if (r.start == start) private_writable = r.private_writable;
+    return {m, private_writable};
+  };
+  auto pages = [](const NumaMapping& m) {
+    unsigned long long n = 0;
+    for (const auto& [node, count] : m.pages) n += count;
+    return n;
+  };
+  auto [fm, fw] = at(file);
+  CHECK((fm.file && !fm.anon && !fw && pages(fm) == 32));
+  CHECK_FALSE(is_anonymous(fm, fw));
+  auto [pm, pw] = at(priv);
+  CHECK((pm.file && pm.anon && pw && pages(pm) == 8));
+  CHECK(is_anonymous(pm, pw));
+  auto [am, aw] = at(anon);
+  CHECK((!am.file && am.anon && aw && pages(am) == 64));
+  CHECK(is_anonymous(am, aw));
+  // The process's totals hold them, split the same way.
+  auto usage = read_numa_usage(sys, getpid());
+  REQUIRE(usage);
+  auto total = [](const NodePages& n) {
+    unsigned long long t = 0;
+    for (const auto& [node, count] : n) t += count;
+    return t;
+  };
+  CHECK(total(usage->file) >= 32);
+  CHECK(total(usage->anon) >= 72);
+  CHECK(total(usage->pages) == total(usage->anon) + total(usage->file));
+  munmap(file, 32 * 4096);
+  munmap(priv, 8 * 4096);
+  munmap(anon, 64 * 4096);
 }
 
 TEST_CASE("parse_numa_usage: the memory policy covering the most pages") {
@@ -173,4 +274,26 @@ TEST_CASE("the real /proc: this process") {
   REQUIRE(tasks);
   CHECK(tasks->front() == getpid());
   CHECK(read_numa_maps(sys, getpid()).has_value());
+}
+
+TEST_CASE("refuse_thread_ids: a thread of a real process is not a process") {
+  SysRoot sys;
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> done{false};
+  std::thread t([&] {
+    tid = static_cast<pid_t>(syscall(SYS_gettid));
+    while (!done) std::this_thread::yield();
+  });
+  while (tid == 0) std::this_thread::yield();
+  CHECK_NOTHROW(refuse_thread_ids(sys, {getpid(), 4194304}));  // the main thread; one that does not exist
+  try {
+    refuse_thread_ids(sys, {getpid(), tid});
+    FAIL("a thread taken for a process");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Usage);
+    CHECK(std::string(e.what()) == fmt::format("{} is a thread of process {}", tid.load(), getpid()));
+    CHECK(e.hint() == fmt::format("'{}' shows the whole process", getpid()));
+  }
+  done = true;
+  t.join();
 }

@@ -35,7 +35,7 @@ void machine(FakeRoot& root) {
   root.write("sys/devices/system/node/node1/cpulist", "2-3\n");
   root.write("proc/100/stat", stat_line(100, "server", 3));
   root.write("proc/100/status", status("0-3"));
-  root.write("proc/100/numa_maps", "1000 default anon=5 N0=4 N1=1\n2000 default N1=10\n");
+  root.write("proc/100/numa_maps", "1000 default anon=5 N0=4 N1=1\n2000 default file=/srv/server mapped=10 N1=10\n");
   add_thread(root, 100, 100, "server", "0-3", 3);
   add_thread(root, 100, 101, "worker", "2", 2);
   add_thread(root, 100, 102, "worker", "2", 2);
@@ -67,6 +67,8 @@ TEST_CASE("read_process reads every thread and the pages per node") {
   CHECK(v.threads[4].last_node == 0);
   REQUIRE(v.pages);
   CHECK(*v.pages == NodePages{{0, 4}, {1, 11}});
+  CHECK(*v.anon_pages == NodePages{{0, 4}, {1, 1}});
+  CHECK(*v.file_pages == NodePages{{1, 10}});
   // Without numa_maps the pages are unknown; a thread whose files are gone is left out.
   std::filesystem::remove(root.path() + "/proc/100/numa_maps");
   std::filesystem::remove_all(root.path() + "/proc/100/task/102");
@@ -74,6 +76,8 @@ TEST_CASE("read_process reads every thread and the pages per node") {
   std::filesystem::remove(root.path() + "/proc/100/task/103/stat");
   auto w = read_process(sys, nodes, 100);
   CHECK_FALSE(w.pages);
+  CHECK_FALSE(w.anon_pages);
+  CHECK_FALSE(w.file_pages);
   CHECK(w.threads.size() == 3);
 }
 
@@ -100,7 +104,7 @@ TEST_CASE("show text groups threads that share a CPU list") {
   SysRoot sys(root.path());
   CpuNodes nodes(sys);
   CHECK(format_show_text({read_process(sys, nodes, 100), read_process(sys, nodes, 200)}) ==
-        "100 server  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy default  pages 0:4 1:11\n"
+        "100 server  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy default  anon 0:4 1:1; file 1:10\n"
         "  CPUS  THREADS  TIDS     LAST CPUS  NODES  COMM\n"
         "  0-3   2        100,104  0,3        0-1    io,server\n"
         "  2     3        101-103  2          1      worker\n"
@@ -116,13 +120,15 @@ TEST_CASE("show JSON carries the contract's fields") {
   CpuNodes nodes(sys);
   CHECK(format_show_json({read_process(sys, nodes, 200)}) ==
         "[{\"pid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"mems\": \"0-1\", \"mem_policy\": null, \"threads\": "
-        "[{\"tid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"last_cpu\": 1, \"last_node\": 0}], "
-        "\"memory_pages\": null}]\n");
+        "[{\"tid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"last_cpu\": 1, \"last_cpu_stale\": false, \"last_node\": 0}], "
+        "\"memory_pages\": null, \"anon_pages\": null, \"file_pages\": null}]\n");
   auto v = read_process(sys, nodes, 100);
   std::string json = format_show_json({v});
-  CHECK(json.find("\"memory_pages\": {\"0\": 4, \"1\": 11}") != std::string::npos);
+  CHECK(json.find("\"memory_pages\": {\"0\": 4, \"1\": 11}, \"anon_pages\": {\"0\": 4, \"1\": 1}, "
+                  "\"file_pages\": {\"1\": 10}}") != std::string::npos);
   CHECK(json.find("\"mem_policy\": \"default\"") != std::string::npos);
-  CHECK(json.find("{\"tid\": 103, \"comm\": \"worker\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_node\": 1}") !=
+  CHECK(json.find("{\"tid\": 103, \"comm\": \"worker\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_cpu_stale\": false, "
+                  "\"last_node\": 1}") !=
         std::string::npos);
   CHECK(format_show_json({}) == "[]\n");
 }
@@ -190,10 +196,11 @@ TEST_CASE("show: names are data, escaped in text and valid UTF-8 in JSON") {
   CHECK(format_show_json({v}) ==
         "[{\"pid\": 400, \"comm\": \"\\u001b[2J\\u001b]0;pwn\\u0007\\n\", \"cpus\": \"0-3\", \"mems\": \"0-1\", "
         "\"mem_policy\": null, \"threads\": ["
-        "{\"tid\": 400, \"comm\": \"\\u001b[2J\\u001b]0;pwn\\u0007\\n\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_node\": 0}, "
-        "{\"tid\": 401, \"comm\": \"\xef\xbf\xbd\", \"cpus\": \"1\", \"last_cpu\": 1, \"last_node\": 0}, "
-        "{\"tid\": 402, \"comm\": \"caf\xc3\xa9\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_node\": 1}], "
-        "\"memory_pages\": null}]\n");
+        "{\"tid\": 400, \"comm\": \"\\u001b[2J\\u001b]0;pwn\\u0007\\n\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_cpu_stale\": false, "
+        "\"last_node\": 0}, "
+        "{\"tid\": 401, \"comm\": \"\xef\xbf\xbd\", \"cpus\": \"1\", \"last_cpu\": 1, \"last_cpu_stale\": false, \"last_node\": 0}, "
+        "{\"tid\": 402, \"comm\": \"caf\xc3\xa9\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_cpu_stale\": false, \"last_node\": 1}], "
+        "\"memory_pages\": null, \"anon_pages\": null, \"file_pages\": null}]\n");
 }
 
 TEST_CASE("show: the TIDS column is capped, the header's cpus are the threads' union") {
@@ -209,7 +216,7 @@ TEST_CASE("show: the TIDS column is capped, the header's cpus are the threads' u
   CpuNodes nodes(sys);
   auto v = read_process(sys, nodes, 500);
   CHECK(format_show_text({v}) ==
-        "500 many  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy bind:1  pages 0:7 1:13\n"
+        "500 many  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy bind:1  anon 0:7 1:13; file none\n"
         "  CPUS  THREADS  TIDS                                  LAST CPUS  NODES  COMM\n"
         "  0-1   60       500,502,504,506,508,510,512 +53 more  0          0      many\n"
         "  2-3   1        1000                                  3          1      odd\n");
@@ -218,4 +225,32 @@ TEST_CASE("show: the TIDS column is capped, the header's cpus are the threads' u
   CHECK(json.find("\"cpus\": \"0-3\", \"mems\": \"0-1\", \"mem_policy\": \"bind:1\"") != std::string::npos);
   CHECK(json.find("\"tid\": 618,") != std::string::npos);
   CHECK(json.find("more") == std::string::npos);
+}
+
+TEST_CASE("show: a last CPU outside the thread's list is marked stale") {
+  FakeRoot root;
+  machine(root);
+  // Pinned to 1 and 3 while asleep on 0 and 2: not run since; one that ran
+  // on 3 after the pin.
+  root.write("proc/700/stat", stat_line(700, "sleeper", 0));
+  root.write("proc/700/status", status("1,3"));
+  add_thread(root, 700, 700, "sleeper", "1,3", 0);
+  add_thread(root, 700, 701, "sleeper", "1,3", 2);
+  add_thread(root, 700, 702, "sleeper", "1,3", 3);
+  add_thread(root, 700, 703, "other", "0-3", 1);
+  SysRoot sys(root.path());
+  CpuNodes nodes(sys);
+  auto v = read_process(sys, nodes, 700);
+  CHECK(v.threads[0].last_cpu_stale());
+  CHECK_FALSE(v.threads[2].last_cpu_stale());
+  CHECK(format_show_text({v}) ==
+        "700 sleeper  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy unknown  pages unknown\n"
+        "  CPUS  THREADS  TIDS     LAST CPUS  NODES  COMM\n"
+        "  1,3   3        700-702  0*,2*,3    0-1    sleeper\n"
+        "  0-3   1        703      1          0      other\n");
+  std::string json = format_show_json({v});
+  CHECK(json.find("{\"tid\": 700, \"comm\": \"sleeper\", \"cpus\": \"1,3\", \"last_cpu\": 0, \"last_cpu_stale\": true, ") !=
+        std::string::npos);
+  CHECK(json.find("{\"tid\": 702, \"comm\": \"sleeper\", \"cpus\": \"1,3\", \"last_cpu\": 3, \"last_cpu_stale\": false, ") !=
+        std::string::npos);
 }

@@ -2,6 +2,7 @@
 // read line by line in bounded memory.
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -67,4 +68,30 @@ TEST_CASE("sysroot: for_each_line reads past any buffer, and refuses an endless 
   CHECK(lines.back() == "line 99999");
   CHECK_THROWS_WITH(root.for_each_line("proc/big", [](std::string_view) { return true; }, 64, 4096),
                     r.path() + "/proc/big: file larger than 4096 bytes");
+}
+
+TEST_CASE("sysroot: at() reads a directory's files relative to it, and names them as the root does") {
+  using namespace std::string_literals;
+  TempRoot r;
+  r.write("sys/devices/system/cpu/cpu3/topology/core_id", "7\n");
+  r.write("sys/devices/system/cpu/cpu3/topology/core_cpus", "8\n\0\0"s);
+  r.write("sys/devices/system/cpu/cpu3/cache/index0/level", "1\n");
+  r.write("sys/devices/system/cpu/cpu3/bad", "x\n");
+  SysRoot root(r.path());
+  SysRoot cpu = root.at("sys/devices/system/cpu/cpu3");
+  CHECK(cpu.path("topology/core_id") == r.path() + "/sys/devices/system/cpu/cpu3/topology/core_id");
+  CHECK(cpu.read_int("topology/core_id") == 7);
+  CHECK(cpu.read("topology/core_cpus") == "8\n");  // under sys/: NUL padding dropped
+  CHECK(cpu.list("cache") == std::vector<std::string>{"index0"});
+  CHECK(cpu.exists("cache/index0"));
+  CHECK(cpu.exists(""));
+  CHECK_FALSE(cpu.exists("online"));
+  CHECK(cpu.error_of("online") == ENOENT);
+  CHECK_THROWS_WITH(cpu.read_int("bad"), r.path() + "/sys/devices/system/cpu/cpu3/bad: expected a number from -1 to "
+                                             "1048576, found 'x'");
+  // A directory that is not there: every read fails, as by the whole path.
+  SysRoot gone = root.at("sys/devices/system/cpu/cpu9");
+  CHECK_FALSE(gone.read("topology/core_id"));
+  CHECK(gone.list("cache").empty());
+  CHECK(gone.path("online") == r.path() + "/sys/devices/system/cpu/cpu9/online");
 }

@@ -19,6 +19,19 @@ TEST_CASE("printable escapes every byte a terminal would act on") {
   CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");     // surrogate
 }
 
+TEST_CASE("printable_cell: a name in its columns, cut at a whole character or escape") {
+  CHECK(printable_cell("nginx", 8) == "nginx   ");
+  CHECK(printable_cell("kworker/15:0H-events_highpri", 15) == "kworker/15:0H-+");
+  CHECK(printable_cell("exactly-fifteen", 15) == "exactly-fifteen");
+  CHECK(printable_cell("\x1b[31m\xff" "evil\n", 15) == "\\e[31m\\xffevil+");  // 16 columns escaped
+  CHECK(printable_cell("abcdefghijklm\n", 15) == "abcdefghijklm\\n");          // 15: not cut
+  CHECK(printable_cell("abcdefghijklmn\n", 15) == "abcdefghijklmn+");          // never half an escape
+  CHECK(printable_cell("caf\xc3\xa9", 5) == "caf\xc3\xa9 ");                   // a character, a column
+  CHECK(printable_cell("\xe4\xb8\xad\xe6\x96\x87", 4) == "\xe4\xb8\xad\xe6\x96\x87");  // wide: two each
+  CHECK(printable_cell("\xe4\xb8\xad\xe6\x96\x87x", 4) == "\xe4\xb8\xad+ ");
+  CHECK(printable_cell("", 3) == "   ");
+}
+
 TEST_CASE("utf8_or_replacement makes any bytes valid UTF-8") {
   CHECK(utf8_or_replacement("abc") == "abc");
   CHECK(utf8_or_replacement("a\xff" "b") == "a\xef\xbf\xbd" "b");

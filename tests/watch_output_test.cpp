@@ -32,6 +32,8 @@ ProcessReport process(pid_t pid, const std::string& comm, uint64_t socket, uint6
   p.activity.involuntary = 3;
   p.activity.cpu_ns = 930400000;
   p.pages = NodePages{{0, 1200}, {1, 7}};
+  p.anon_pages = NodePages{{0, 1000}, {1, 7}};
+  p.file_pages = NodePages{{0, 200}};
   p.remote_pages = 7;
   p.exact = true;
   ThreadReport t;
@@ -73,6 +75,10 @@ TEST_CASE("watch JSON: one line per interval with the contract's fields") {
   CHECK(p["cpu_ms"].number == 930);
   CHECK(p["memory_pages"]["0"].number == 1200);
   CHECK(p["memory_pages"]["1"].number == 7);
+  CHECK(p["anon_pages"]["0"].number == 1000);
+  CHECK(p["anon_pages"]["1"].number == 7);
+  CHECK(p["file_pages"]["0"].number == 200);
+  CHECK(p["file_pages"].object.size() == 1);
   CHECK(p["remote_pages"].number == 7);
   CHECK(p["thread_list"][0]["tid"].number == 4242);
   CHECK(p["thread_list"][0]["cpu"].number == 1);
@@ -84,6 +90,8 @@ TEST_CASE("watch JSON: unknown pages are null; the summary object") {
   s.duration = 5.0;
   ProcessReport p = process(7, "x", 0, 0, 0);
   p.pages.reset();
+  p.anon_pages.reset();
+  p.file_pages.reset();
   p.remote_pages.reset();
   p.thread_list.clear();
   p.seconds = 4.5;
@@ -92,6 +100,8 @@ TEST_CASE("watch JSON: unknown pages are null; the summary object") {
   CHECK(j["summary"]["duration"].real == 5.0);
   CHECK_FALSE(j["summary"]["exact"].boolean);
   CHECK(j["summary"]["processes"][0]["memory_pages"].is_null());
+  CHECK(j["summary"]["processes"][0]["anon_pages"].is_null());
+  CHECK(j["summary"]["processes"][0]["file_pages"].is_null());
   CHECK(j["summary"]["processes"][0]["remote_pages"].is_null());
   CHECK(j["summary"]["processes"][0]["seconds"].real == 4.5);
   CHECK(j["summary"]["processes"][0].object.count("thread_list") == 0);
@@ -106,9 +116,46 @@ TEST_CASE("watch: a name is data, in JSON and in text") {
   CHECK(json.find('\x1b') == std::string::npos);
   WatchHeader h;
   std::string text = watch_text(h, r, levels());
-  CHECK(text.find("\\e[31m\\xffevil\\n") != std::string::npos);
+  CHECK(text.find("      1 \\e[31m\\xffevil+    0") != std::string::npos);  // 16 columns escaped: cut to 15
   CHECK(text.find('\x1b') == std::string::npos);
   CHECK(text.find("\xff") == std::string::npos);
+}
+
+TEST_CASE("watch: a name longer than its column is cut in text, whole in JSON") {
+  IntervalReport r;
+  r.interval = 1;
+  r.processes.push_back(process(8, "kworker/15:0H-events_highpri", 1, 0, 0));
+  CHECK(parse_json(watch_json_line(r))["processes"][0]["comm"].string == "kworker/15:0H-events_highpri");
+  WatchHeader h;
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0   93\n") != std::string::npos);
+  h.threads = true;
+  text = watch_text(h, r, levels());
+  CHECK(text.find("\n      8       8 kworker/15:0H-+   1  1.0  1.0    0    0    0    0   12  3.0   93\n") != std::string::npos);
+  WatchSummary s;
+  s.duration = 1;
+  r.processes[0].seconds = 1;
+  s.processes = r.processes;
+  text = watch_text_summary(h, s, levels());
+  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0  0.9\n") != std::string::npos);
+}
+
+TEST_CASE("watch: threads that could not be read are counted, in JSON and in text") {
+  IntervalReport r;
+  r.interval = 1;
+  r.processes.push_back(process(9, "server", 0, 0, 0));
+  r.processes[0].threads_unread = 3;
+  r.processes[0].exact = false;
+  CHECK(parse_json(watch_json_line(r))["processes"][0]["threads_unread"].number == 3);
+  r.processes[0].threads_unread = 0;
+  CHECK(parse_json(watch_json_line(r))["processes"][0]["threads_unread"].number == 0);
+  r.processes[0].threads_unread = 3;
+  WatchHeader h;
+  h.mode = "exact: the kernel's cpu-migrations event of every thread";
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.find("\n1 process, 1 thread (3 unread); per second:\nnot exact in this interval: 3 threads could not be "
+                  "read\n") != std::string::npos);
+  CHECK(text.find("\n        1 thread (3 unread), ran on ") != std::string::npos);
 }
 
 TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates per second") {
@@ -132,7 +179,7 @@ TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates 
   CHECK(at("node") < at("many"));
   // 50 moves in 2 s: 25 per second; 0.93 s of CPU in 2 s: 46.5%; every line fits in 80 columns
   CHECK(text.find("      1 many              25    0    0    0   25    0  6.0  1.5   47\n"
-                  "        1 thread, ran on socket:0; pages 0:1200 1:7, 0.6% remote\n") != std::string::npos);
+                  "        1 thread, ran on socket:0; anon 0:1000 1:7, 0.7% remote; file 0:200\n") != std::string::npos);
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);

@@ -20,13 +20,22 @@ TEST_CASE("remote pages: those on nodes where no CPU of the process ran") {
 
 TEST_CASE("numa_maps is read when due; between, and where it is gone, the last reading stays") {
   affix::test::FakeRoot root;
-  root.write("proc/7/numa_maps", "7f00 default N0=5\n");
+  root.write("proc/7/numa_maps", "7f00 default N0=5\n5500 default file=/bin/x mapped=2 N1=2\n");
   SysRoot sys(root.path());
   ProcessPages p;
-  CHECK(p.update(sys, 7, 0.0) == NodePages{{0, 5}});
+  auto pages = [&](double time, pid_t pid = 7) {
+    const auto& u = p.update(sys, pid, time);
+    return u ? u->pages : NodePages{};
+  };
+  CHECK(pages(0.0) == NodePages{{0, 5}, {1, 2}});
+  REQUIRE(p.last());
+  CHECK(p.last()->anon == NodePages{{0, 5}});
+  CHECK(p.last()->file == NodePages{{1, 2}});
   root.write("proc/7/numa_maps", "7f00 default N1=6\n");
   p.schedule(0.0, 0.04);  // a read that took 40 ms: the next is due at 2 s
-  CHECK(p.update(sys, 7, 1.0) == NodePages{{0, 5}});
-  CHECK(p.update(sys, 7, 2.0) == NodePages{{1, 6}});
-  CHECK(p.update(sys, 8, 3.0) == NodePages{{1, 6}});  // unreadable now: the last reading
+  CHECK(pages(1.0) == NodePages{{0, 5}, {1, 2}});
+  CHECK(pages(2.0) == NodePages{{1, 6}});
+  CHECK(pages(3.0, 8) == NodePages{{1, 6}});  // unreadable now: the last reading
+  CHECK(p.last()->anon == NodePages{{1, 6}});
+  CHECK(p.last()->file.empty());
 }

@@ -131,3 +131,71 @@ TEST_CASE("sampled estimate: one move across what was seen, the others at the cl
   CHECK(estimate_moves(levels, 3, 5, 5, one, {})[Crossing::Core] == 3);
   CHECK(estimate_moves(levels, 0, 0, 16, roamed, {}).total() == 0);
 }
+
+TEST_CASE("a thread there but unreadable is counted unread, never as gone, and reported once readable") {
+  FakeProc f;
+  two_threads(f);
+  f.remove("proc/100/task/101/sched");  // its directory stays: as where no file is left to open
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  CHECK(w.start().empty());
+  CHECK(ev.closed == std::vector<pid_t>{101});  // its event is not kept without a place to start from
+  IntervalReport r = w.sample(1.0, 1.0);
+  CHECK_FALSE(r.exact);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(p.threads == 1);
+  CHECK(p.threads_unread == 1);
+  CHECK(p.thread_list.size() == 1);
+  CHECK_FALSE(p.exact);
+  CHECK_FALSE(p.exited);
+  f.thread(100, 101, 0, {0, 20, 2, 7000000});
+  r = w.sample(2.0, 1.0);  // read again: from here on, this interval not exact (what it did before is unknown)
+  CHECK(process_of(r, 100).threads == 2);
+  CHECK(process_of(r, 100).threads_unread == 0);
+  CHECK_FALSE(thread_of(process_of(r, 100), 101).exact);
+  CHECK_FALSE(r.exact);
+  ev.move(101, 1);
+  r = w.sample(3.0, 1.0);
+  CHECK(r.exact);
+  CHECK(thread_of(process_of(r, 100), 101).activity.migrations[Crossing::Smt] == 1);
+  WatchSummary s = w.summary(3.0);
+  REQUIRE(s.processes.size() == 1);
+  CHECK(s.processes[0].threads == 2);
+  CHECK(s.processes[0].threads_unread == 1);
+  CHECK_FALSE(s.exact);
+}
+
+TEST_CASE("sampled: a thread that ran but whose files cannot be read is unread, and counted at the next read") {
+  FakeProc f;
+  two_threads(f);
+  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  w.start();
+  f.thread(100, 101, 8, {5, 22, 2, 8000000});
+  f.remove("proc/100/task/101/sched");
+  IntervalReport r = w.sample(1.0, 1.0);
+  CHECK(process_of(r, 100).threads_unread == 1);
+  CHECK(process_of(r, 100).threads == 1);
+  CHECK(w.threads_watched() == 2);  // not taken for an exit
+  f.thread(100, 101, 8, {5, 22, 2, 8000000});
+  r = w.sample(2.0, 1.0);
+  const ThreadReport& t = thread_of(process_of(r, 100), 101);
+  CHECK(t.activity.migrations[Crossing::Node] == 5);  // what it did while unread
+  CHECK(t.activity.voluntary == 2);
+  CHECK_FALSE(t.exited);
+}
+
+TEST_CASE("a thread that is gone while unread is counted unread in that interval, then no more") {
+  FakeProc f;
+  two_threads(f);
+  f.remove("proc/100/task/101/sched");
+  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  w.start();
+  w.sample(1.0, 1.0);
+  f.process(100, "server", 1);
+  f.remove("proc/100/task/101");
+  IntervalReport r = w.sample(2.0, 1.0);
+  CHECK(process_of(r, 100).threads_unread == 1);
+  CHECK(w.threads_watched() == 1);
+  r = w.sample(3.0, 1.0);
+  CHECK(process_of(r, 100).threads_unread == 0);
+}

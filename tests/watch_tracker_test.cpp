@@ -159,3 +159,51 @@ TEST_CASE("the CPUs a process ran on are those its threads ran on, not where an 
   CHECK(format_cpulist(process_of(r, 100).cpus_ran) == "0,8");
   CHECK(process_of(r, 100).remote_pages == 0u);
 }
+
+TEST_CASE("a thread whose last CPU is outside its list is counted on no CPU until it runs") {
+  FakeProc f;
+  f.process(100, "server", 2);
+  f.thread(100, 100, 8, {}, "server");  // asleep on CPU 8 (node 1), then pinned to 0-3
+  f.thread(100, 101, 0, {});
+  f.root.write("proc/100/task/100/status", "Name:\tserver\nCpus_allowed_list:\t0-3\n");
+  f.root.write("proc/100/task/101/status", "Name:\tworker\nCpus_allowed_list:\t0-31\n");
+  f.root.write("proc/100/numa_maps", "7f00 default anon=100 N0=10 N1=90\n");
+  FakeMigrationEvents ev;
+  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  w.start();
+  IntervalReport r = w.sample(1.0, 1.0);  // nothing ran
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(format_cpulist(p.cpus_ran) == "0");
+  CHECK(thread_of(p, 100).cpu == -1);
+  CHECK(thread_of(p, 101).cpu == 0);
+  CHECK(p.remote_pages == 90u);  // node 1 holds them, and no thread is there
+  // It runs, on CPU 2: counted there from then on.
+  ev.move(100, 2);
+  f.thread(100, 100, 2, {1, 1, 0, 1000}, "server");
+  r = w.sample(2.0, 1.0);
+  CHECK(thread_of(process_of(r, 100), 100).cpu == 2);
+  r = w.sample(3.0, 1.0);  // asleep again, on CPU 2, in its list
+  CHECK(format_cpulist(process_of(r, 100).cpus_ran) == "0,2");
+  CHECK(thread_of(process_of(r, 100), 100).cpu == 2);
+  WatchSummary s = w.summary(3.0);
+  CHECK(s.processes[0].thread_list[0].cpu == 2);
+}
+
+TEST_CASE("remote pages are anonymous pages: a file's page cache is not the process's placement") {
+  FakeProc f;
+  two_threads(f);
+  f.root.write("proc/100/numa_maps",
+               "55d0 default file=/srv/server mapped=600 N1=600\n"
+               "7f00 default anon=107 N0=100 N3=7\n");
+  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  w.start();
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  REQUIRE(p.pages);
+  CHECK(*p.pages == NodePages{{0, 100}, {1, 600}, {3, 7}});
+  CHECK(*p.anon_pages == NodePages{{0, 100}, {3, 7}});
+  CHECK(*p.file_pages == NodePages{{1, 600}});
+  CHECK(p.remote_pages == 7u);
+  WatchSummary s = w.summary(1.0);
+  CHECK(*s.processes[0].file_pages == NodePages{{1, 600}});
+}

@@ -49,6 +49,12 @@ check "docker on 4 sockets, 8 nodes: the CPUs' nodes" "--cpuset-cpus=8-15,32-39
 --cpuset-mems=1,4" "$("$AFFIX" explain --root "$root" node:1+node:4 --as docker 2>/dev/null)"
 check "docker: the nodes of --mem" "--cpuset-cpus=8-15
 --cpuset-mems=0-1" "$("$AFFIX" explain --root "$root" node:1 -m bind:0-1 --as docker 2>/dev/null)"
+check "systemd: preferred over one node" "CPUAffinity=8-15
+NUMAPolicy=preferred
+NUMAMask=1" "$("$AFFIX" explain --root "$root" node:1 -m preferred:1 --as systemd 2>/dev/null)"
+check "systemd: preferred over several nodes is preferred-many" "CPUAffinity=8-15
+NUMAPolicy=preferred-many
+NUMAMask=0-1" "$("$AFFIX" explain --root "$root" node:1 -m preferred:0-1 --as systemd 2>/dev/null)"
 check "numactl: preferred over several nodes" "numactl --physcpubind=8-15 --preferred-many=0-1" \
   "$("$AFFIX" explain --root "$root" node:1 -m preferred:0-1 --as numactl 2>/dev/null)"
 

@@ -12,7 +12,8 @@
 
 cg=/sys/fs/cgroup/cpuset/affix-pin-test-$$
 mkdir "$cg" || { echo "FAIL: cannot create $cg"; exit 1; }
-remove_cpuset() { cleanup; rmdir "$cg"; }
+evil=$'x\e[31mRED\e]0;owned\a'  # a cpuset name whoever owns a delegated cgroup may choose
+remove_cpuset() { cleanup; rmdir "$cg/$evil" 2>/dev/null; rmdir "$cg"; }
 trap remove_cpuset EXIT
 echo 1 > "$cg/cpuset.cpus"
 echo 0 > "$cg/cpuset.mems"
@@ -55,4 +56,52 @@ check "split: pin 0: the message" \
 affix: hint: the CPUs must be in the target's own cpuset" "$ERR"
 check "split: pin 0: every thread put back" "3 0-1 1 1" "$(thread_lists $PID)"
 stop $PID
+
+# A containerised target: its cpuset bind-mounted as its own
+# /sys/fs/cgroup/cpuset in a private mount namespace, as Docker does on
+# cgroup v1 (the host's cpuset mount gone there). affix reads the target's
+# mountinfo, so it reads the files through /proc/PID/root, as the target
+# sees them, not the host's /sys/fs/cgroup/cpuset (0-1).
+mkdir "$tmp/mnt"
+unshare -m --propagation private sh -c 'echo $$ > "$1/cgroup.procs" && mount --bind "$1" "$2" &&
+  umount -l /sys/fs/cgroup/cpuset && mount --move "$2" /sys/fs/cgroup/cpuset && echo ready && exec sleep 1000' \
+  sh "$cg" "$tmp/mnt" > "$tmp/ns.out" 2>&1 &
+PID=$!
+started+=("$PID")
+for _ in $(seq 200); do grep -q ready "$tmp/ns.out" && break; sleep 0.05; done
+check "container: its own view of its cpuset" "1" "$(cat /proc/$PID/root/sys/fs/cgroup/cpuset/cpuset.effective_cpus)"
+run_affix pin 0 $PID
+check "container: pin 0: status" 2 "$RC"
+check "container: pin 0: CPU 0 is not allowed by the cpuset it sees" \
+  "affix: error: CPU 0 is not allowed (allowed: 1, from cgroup1:/proc/$PID/root/sys/fs/cgroup/cpuset/cpuset.effective_cpus)" "$ERR"
+run_affix pin all $PID
+check "container: pin all is its CPU 1" "0 $PID: 1 thread on CPUs 1 (0 moved)" "$RC $OUT"
+stop $PID
+
+# Names are data: a cpuset named with escape sequences reaches the terminal
+# escaped (as comm is), and JSON as valid UTF-8 with control characters
+# escaped.
+mkdir "$cg/$evil"
+echo 1 > "$cg/$evil/cpuset.cpus"
+echo 0 > "$cg/$evil/cpuset.mems"
+start evil threads_helper 1
+echo $PID > "$cg/$evil/cgroup.procs"
+run_affix pin 0 $PID
+check "escape sequences in a cpuset's name: status" 2 "$RC"
+check "escape sequences in a cpuset's name: shown escaped" \
+  "affix: error: CPU 0 is not allowed (allowed: 1, from cgroup1:$cg/x\\e[31mRED\\e]0;owned\\x07/cpuset.effective_cpus)" "$ERR"
+stop $PID
+json=$(sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" topo --json' sh "$cg/$evil" "$AFFIX")
+check "escape sequences in a cpuset's name: JSON" \
+  "\"source\": \"cgroup1:$cg/x\\u001b[31mRED\\u001b]0;owned\\u0007/cpuset.effective_cpus\"" \
+  "$(grep -o '"source": "[^"]*"' <<<"$json")"
+# A mount point with a new line in its name (mountinfo writes \012): one
+# line of the message, escaped.
+nl_dir="$tmp/a"$'\n'"b"
+mkdir "$nl_dir"
+err=$(unshare -m --propagation private sh -c 'echo $$ > "$1/cgroup.procs" && mount --bind /sys/fs/cgroup/cpuset "$2" &&
+  umount -l /sys/fs/cgroup/cpuset && exec "$3" explain 0' sh "$cg" "$nl_dir" "$AFFIX" 2>&1 >/dev/null)
+check "a new line in a mount point: status" 2 "$?"
+check "a new line in a mount point: shown escaped" \
+  "affix: error: CPU 0 is not allowed (allowed: 1, from cgroup1:$tmp/a\\nb/affix-pin-test-$$/cpuset.effective_cpus)" "$err"
 finish

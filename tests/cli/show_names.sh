@@ -33,11 +33,11 @@ run_affix show $pid
 check "show: status" 0 "$RC"
 no_controls "show" "$tmp/out"
 check "show: the names escaped, exactly" \
-  "$pid \\e[2J\\e]0;pwn\\x07\\n  cpus 0-1 (mixed)  cpuset nodes 0  mem policy default  pages 0:N
+  "$pid \\e[2J\\e]0;pwn\\x07\\n  cpus 0-1 (mixed)  cpuset nodes 0  mem policy default  anon 0:N; file 0:N
 $(row CPUS THREADS TIDS 'LAST CPUS' NODES COMM)
 $(row 0-1 1 $pid $last 0 '\e[2J\e]0;pwn\x07\n')
 $(row 0 1 $tid 0 0 '\xff')" \
-  "$(sed 's/pages 0:[0-9]*$/pages 0:N/' "$tmp/out")"
+  "$(sed 's/anon 0:[0-9]*; file 0:[0-9]*$/anon 0:N; file 0:N/' "$tmp/out")"
 
 run_affix show --pinned
 check "show --pinned: status" 0 "$RC"

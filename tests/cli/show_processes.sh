@@ -6,7 +6,7 @@
 
 run_affix show
 check "show: status" 0 "$RC"
-check_match "show: affix itself" "[0-9]* affix  cpus 0-1  cpuset nodes 0  mem policy default  pages 0:*" "$(echo "$OUT" | head -1)"
+check_match "show: affix itself" "[0-9]* affix  cpus 0-1  cpuset nodes 0  mem policy default  anon 0:*; file 0:*" "$(echo "$OUT" | head -1)"
 check "show: header" "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM" "$(echo "$OUT" | sed -n 2p | sed 's/   */  /g')"
 run_affix show --json
 check "show --json: affix itself" "affix 1" "$(echo "$OUT" | jq -r '.[0] | "\(.comm) \(.threads | length)"')"
@@ -27,6 +27,16 @@ check "show: groups by list" "0-1 3|1 1 ${tids[2]}|" \
   "$(echo "$OUT" | sed -n 3,4p | awk '{printf "%s %s%s|", $1, $2, ($1 == "1" ? " " $3 : "")}')"
 run_affix show --json 4194304 $free
 check "show --json with a missing PID" "1 [$free]" "$RC $(echo "$OUT" | jq -c '[.[].pid]')"
+
+# A thread's ID is not a process: exit 2, the same error as pin's, nothing
+# shown (/proc/TID exists for every thread; it is not listed).
+run_affix show ${tids[1]}
+check "show a TID: error and hint" "2 affix: error: ${tids[1]} is a thread of process $pinned|affix: hint: '$pinned' shows the whole process" \
+  "$RC $(tr '\n' '|' <<<"$ERR" | sed 's/|$//')"
+check "show a TID: nothing shown" "" "$OUT"
+run_affix show --json $free ${tids[1]}
+check "show --json with a TID among PIDs" "2 affix: error: ${tids[1]} is a thread of process $pinned|" \
+  "$RC $(head -n 1 <<<"$ERR")|$OUT"
 
 run_affix show --pinned
 check "show --pinned: status" 0 "$RC"

@@ -72,6 +72,29 @@ head -c 3000 /dev/urandom > "$tmp/junk/sys/devices/system/cpu/online"
 err=$("$AFFIX" topo --root "$tmp/junk" 2>&1 >/dev/null); rc=$?
 case "$err" in "affix: error: $tmp/junk/sys/devices/system/cpu/online: "*) ;; *) echo "FAIL: junk online: $err"; fail=1 ;; esac
 [ "$rc" = 1 ] || { echo "FAIL: junk online exit $rc"; fail=1; }
+# A 288 KB mask that is not one: the warning quotes 80 bytes of it, escaped.
+mkdir -p "$tmp/long/sys/devices/system/cpu/cpu0/topology" "$tmp/long/sys/devices/system/cpu/cpu1/topology"
+echo 0-1 > "$tmp/long/sys/devices/system/cpu/online"
+{ for _ in $(seq 32767); do printf 'ffffffff,'; done; printf 'ffffffff\n'; } > "$tmp/long/sys/devices/system/cpu/cpu0/topology/core_cpus"
+echo 3 > "$tmp/long/sys/devices/system/cpu/cpu1/topology/core_cpus"
+expect 0 "affix: warning: $tmp/long/sys/devices/system/cpu/cpu0/topology/core_cpus: invalid cpu mask '$(printf 'ffffffff,%.0s' 1 2 3 4 5 6 7 8)ffffffff...': bit beyond 65535 at offset 0 (left out)" \
+  -- topo --root "$tmp/long"
+printf '1\e]0\a\n' > "$tmp/long/sys/devices/system/cpu/cpu0/topology/core_cpus"
+expect 0 "affix: warning: $tmp/long/sys/devices/system/cpu/cpu0/topology/core_cpus: invalid cpu mask '1\\e]0\\x07': unexpected '\\e' at offset 1 (left out)" \
+  -- topo --root "$tmp/long"
+# A symlink loop where a CPU's topology is: a warning, not a silent "0 sockets".
+mkdir -p "$tmp/loop/sys/devices/system/cpu/cpu0"
+echo 0 > "$tmp/loop/sys/devices/system/cpu/online"
+ln -s topology "$tmp/loop/sys/devices/system/cpu/cpu0/topology"
+expect 0 "affix: warning: $tmp/loop/sys/devices/system/cpu/cpu0/topology: cannot read: Too many levels of symbolic links (left out)" \
+  -- topo --root "$tmp/loop"
+# One CPU, one core: singular words.
+mkdir -p "$tmp/one/sys/devices/system/cpu/cpu0/topology"
+echo 0 > "$tmp/one/sys/devices/system/cpu/online"
+echo 1 > "$tmp/one/sys/devices/system/cpu/cpu0/topology/core_cpus"
+echo 0 > "$tmp/one/sys/devices/system/cpu/cpu0/topology/physical_package_id"
+out=$("$AFFIX" topo --root "$tmp/one" | head -1)
+[ "$out" = "machine    1 CPU (1 online), 1 socket, 1 node, 1 core, SMT 1" ] || { echo "FAIL: one CPU: $out"; fail=1; }
 # --help prints the options and succeeds.
 out=$("$AFFIX" topo --help) || { echo "FAIL: topo --help exit $?"; fail=1; }
 case "$out" in *"--root DIR"*"--json"*|*"--json"*"--root DIR"*) ;; *) echo "FAIL: topo --help: $out"; fail=1 ;; esac

@@ -7,7 +7,8 @@
 # same socket: `node`), exactly as root (perf events) and sampled for an
 # unprivileged user at perf_event_paranoid = 3; the process's other threads
 # report 0. Then remote pages: memory bound to node 0, threads on node 1,
-# before and after `affix pin --migrate node:1`.
+# before and after `affix pin --migrate node:1` (remote pages are anonymous
+# ones: a file's page cache is not the process's placement).
 . "$VM_LIB"
 per_socket=$((VM_CORES * VM_THREADS))
 affix topo --json > topo.json
@@ -93,13 +94,36 @@ on0=$(json '.processes[0].memory_pages["0"]')
 check_true "memory on node 0 (got $on0 pages)" [ "${on0:-0}" -ge 4096 ]
 ran=$(json '.processes[0].cpus_ran')
 check_true "threads ran on node 1 ($ran)" all_in "$ran" "$(node_cpus 1)"
-check_eq "the pages on node 0 are remote" "$(json '[.processes[0].memory_pages | to_entries[] | select(.key != "1") | .value] | add')" \
+check_eq "the anonymous pages on node 0 are remote" \
+  "$(json '[.processes[0].anon_pages | to_entries[] | select(.key != "1") | .value] | add')" \
   "$(json '.processes[0].remote_pages')"
+check_eq "memory_pages are anon_pages and file_pages" "$(json '[.processes[0].memory_pages[]] | add')" \
+  "$(json '[.processes[0].anon_pages[], .processes[0].file_pages[]] | add')"
 check_run "pin --migrate node:1" 0 affix pin --migrate node:1 "$PID"
 capture affix watch --json -c 1 -i 0.2 "$PID"
 OUT=$(head -n 1 /tmp/vm-out)
 check_eq "after the migration: no remote page" "0" "$(json '.processes[0].remote_pages')"
-check_eq "after the migration: every page on node 1" "$(json '[.processes[0].memory_pages[]] | add')" \
-  "$(json '.processes[0].memory_pages["1"]')"
+check_eq "after the migration: every anonymous page on node 1" "$(json '[.processes[0].anon_pages[]] | add')" \
+  "$(json '.processes[0].anon_pages["1"]')"
 stop_load "$PID"
+
+# A file's page cache is not remote memory: 4 MiB written from node 0 (its
+# pages are there), mapped and read by a process bound to node 1 with its
+# own 8 MiB there. Its file pages stay on node 0; none of them is remote.
+affix run --mem bind:0 node:0 -- dd if=/dev/zero of=cache.dat bs=1M count=4 2>/dev/null
+start_load cache affix run --mem bind:1 node:1 -- vmload --mb 8 --map cache.dat --wait || { finish; exit; }
+capture affix watch --json -c 1 -i 0.2 "$PID"
+OUT=$(head -n 1 /tmp/vm-out)
+file0=$(json '.processes[0].file_pages["0"] // 0')
+check_true "the file's pages are file pages on node 0 (got $file0)" [ "$file0" -ge 1024 ]
+anon1=$(json '.processes[0].anon_pages["1"] // 0')
+check_true "its own pages are anonymous pages on node 1 (got $anon1)" [ "$anon1" -ge 2048 ]
+check_eq "remote pages: its anonymous pages off node 1, not the file's" \
+  "$(json '[.processes[0].anon_pages | to_entries[] | select(.key != "1") | .value] + [0] | add')" \
+  "$(json '.processes[0].remote_pages')"
+check_true "remote pages fewer than the file's pages on node 0" [ "$(json '.processes[0].remote_pages')" -lt "$file0" ]
+capture affix show "$PID"
+check_match "show: anon on node 1, file on node 0" "* anon *1:*; file 0:*" "$(head -n 1 /tmp/vm-out)"
+stop_load "$PID"
+rm -f cache.dat
 finish
