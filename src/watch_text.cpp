@@ -3,6 +3,7 @@
 // line under it that says where it ran and where its pages are. Names from
 // processes go through printable_cell(): escaped, and cut to their column.
 #include <algorithm>
+#include <cstring>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@ namespace {
 constexpr Crossing k_columns[] = {Crossing::Socket, Crossing::Node, Crossing::Llc, Crossing::Core,
                                   Crossing::Smt};
 constexpr size_t k_width = 78;  // where the header's lines are wrapped
+constexpr size_t k_line_width = 80;  // no line of a block is wider
 
 double per_second(uint64_t n, double seconds) { return seconds > 0 ? static_cast<double>(n) / seconds : 0.0; }
 
@@ -72,12 +74,27 @@ std::string pages_text(const ProcessReport& p) {
   return fmt::format("anon {}{}; file {}", nodes_text(*p.anon_pages), remote_text(p), nodes_text(*p.file_pages));
 }
 
-// The line under a process's row.
+// The line under a process's row; where it would not fit in k_line_width
+// columns, the pages go on a line of their own (and that one, where still
+// too long, breaks between words).
 std::string detail(const ProcessReport& p, const LevelMap& levels) {
   std::string where = p.cpus_ran.empty() ? "-" : levels.describe(p.cpus_ran);
   if (!where.empty() && where[0] >= '0' && where[0] <= '9') where = (p.cpus_ran.count() == 1 ? "CPU " : "CPUs ") + where;
-  return fmt::format("        {} thread{}{}, ran on {}; {}{}\n", p.threads, p.threads == 1 ? "" : "s",
-                     unread_text(p.threads_unread), where, pages_text(p), p.exited ? "; exited" : "");
+  const char* indent = "        ";
+  std::string ran = fmt::format("{} thread{}{}, ran on {};", p.threads, p.threads == 1 ? "" : "s",
+                                unread_text(p.threads_unread), where);
+  std::string pages = pages_text(p) + (p.exited ? "; exited" : "");
+  std::string line = fmt::format("{}{} {}", indent, ran, pages);
+  if (line.size() <= k_line_width) return line + "\n";
+  std::string out = indent + ran + "\n";
+  std::string rest = pages;
+  while (std::strlen(indent) + rest.size() > k_line_width) {  // many nodes: break between words
+    size_t cut = rest.rfind(' ', k_line_width - std::strlen(indent));
+    if (cut == std::string::npos || cut == 0) break;
+    out += indent + rest.substr(0, cut) + "\n";
+    rest = rest.substr(cut + 1);
+  }
+  return out + indent + rest + "\n";
 }
 
 // A name in its 15 columns, cut where longer (the full name is in --json).
