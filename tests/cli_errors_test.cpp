@@ -1,12 +1,12 @@
 // parse_cli11: CLI11 parses topo, show and watch, but every mistake is told
-// in affix's words, the same as the hand parser's (placement_cli_test.cpp).
+// in affix's words, the same as the hand parser's (command_line_test.cpp).
 #include <catch2/catch.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include "cli_errors.hpp"
 #include "error.hpp"
-#include "placement_cli.hpp"
+#include "command_line.hpp"
 
 using namespace affix;
 

@@ -1,5 +1,5 @@
 // docs/errors.md against the code: every `Error(ErrorKind::KIND, MESSAGE
-// [, HINT])` in src/*.cpp whose MESSAGE is a string literal (or the format
+// [, HINT])` in src/*/*.cpp whose MESSAGE is a string literal (or the format
 // string of fmt::format) has its line in docs/errors.md:
 //
 //   - **KIND** (exit N; run: 125) `MESSAGE` — hint: `HINT` | hint: TEXT
@@ -107,7 +107,7 @@ std::optional<std::string> argument(const std::string& s, size_t& i) {
 
 std::vector<Site> error_sites() {
   std::vector<Site> out;
-  for (auto& entry : fs::directory_iterator(fs::path(AFFIX_SOURCE_DIR) / "src")) {
+  for (auto& entry : fs::recursive_directory_iterator(fs::path(AFFIX_SOURCE_DIR) / "src")) {
     if (entry.path().extension() != ".cpp") continue;
     std::string s = read_all(entry.path());
     const std::string key = "Error(ErrorKind::";

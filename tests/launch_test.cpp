@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "fake_os.hpp"
 #include "fixtures.hpp"
+#include "command_line.hpp"
 #include "launch.hpp"
 
 using namespace affix;
@@ -100,7 +101,9 @@ TEST_CASE("exec failures give 127 and 126 with their messages") {
   CHECK(err.str() == "affix: error: cannot execute './bin/x': No such file or directory\n");
 
   err.str("");
-  CHECK(launch(os, placement("0"), command({"--no-smtt", "ls"}), out, err) == 127);
+  LaunchRequest dashed = command({"--no-smtt", "ls"});
+  dashed.option_hint = [](const std::string& word) { return option_hint(word, CommandKind::Run); };
+  CHECK(launch(os, placement("0"), dashed, out, err) == 127);
   CHECK(err.str() ==
         "affix: error: command not found: '--no-smtt'\n"
         "affix: hint: '--no-smtt' is not an affix option: the command starts at the first word after WHERE that is not one (did you mean '--no-smt'?)\n");

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "error.hpp"
-#include "placement_cli.hpp"
+#include "command_line.hpp"
 
 using namespace affix;
 

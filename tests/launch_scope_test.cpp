@@ -15,7 +15,7 @@
 #include "error.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
-#include "topology_scope.hpp"
+#include "launch_scope.hpp"
 
 using namespace affix;
 
@@ -52,7 +52,7 @@ std::vector<std::string> specs_for(const Topology& full) {
 }  // namespace
 
 
-TEST_CASE("topology_scope: plain CPU lists resolve as on the full topology, on every capture") {
+TEST_CASE("launch_scope: plain CPU lists resolve as on the full topology, on every capture") {
   auto names = test::corpus_names();
   REQUIRE(names.size() == 26);
   size_t compared = 0;
@@ -76,7 +76,7 @@ TEST_CASE("topology_scope: plain CPU lists resolve as on the full topology, on e
   CHECK(compared > 26 * 10);
 }
 
-TEST_CASE("topology_scope: a read without the tree reads no per-CPU topology") {
+TEST_CASE("launch_scope: a read without the tree reads no per-CPU topology") {
   SysRoot root(test::corpus_root("64amd64-4s2n4ca2co"));
   Topology light = read_topology(root, k_cpus_only);
   CHECK(format_cpulist(light.online) == "0-63");
@@ -90,7 +90,7 @@ TEST_CASE("topology_scope: a read without the tree reads no per-CPU topology") {
   CHECK(light.warnings.empty());
 }
 
-TEST_CASE("topology_scope: only a bare list without tree options takes the fast path") {
+TEST_CASE("launch_scope: only a bare list without tree options takes the fast path") {
   auto plain = [](const std::string& where) {
     PlacementRequest r;
     r.where = where;
@@ -130,7 +130,7 @@ TEST_CASE("topology_scope: only a bare list without tree options takes the fast 
   CHECK(scope_for(r).tree);
 }
 
-TEST_CASE("topology_scope: every source of possible CPUs counts, as in the full read") {
+TEST_CASE("launch_scope: every source of possible CPUs counts, as in the full read") {
   // online 0-1, present 0-2, a directory for cpu3, node 0 with CPUs 4-5.
   char tmpl[] = "/tmp/affix-light-XXXXXX";
   REQUIRE(mkdtemp(tmpl) != nullptr);
@@ -181,7 +181,7 @@ std::string outcome_of(const PlacementRequest& request, const Topology& topo, co
 
 }  // namespace
 
-TEST_CASE("topology_scope: scope_for reads caches and memory only where the placement needs them") {
+TEST_CASE("launch_scope: scope_for reads caches and memory only where the placement needs them") {
   auto scope = [](const std::string& where) {
     PlacementRequest r;
     r.where = where;
@@ -220,7 +220,7 @@ TEST_CASE("topology_scope: scope_for reads caches and memory only where the plac
   CHECK_FALSE(scope_for(r).caches);
 }
 
-TEST_CASE("topology_scope: a scoped read selects the same CPUs as the full read, on every capture") {
+TEST_CASE("launch_scope: a scoped read selects the same CPUs as the full read, on every capture") {
   size_t compared = 0, scoped = 0;
   for (const auto& name : test::corpus_names()) {
     SysRoot root(test::corpus_root(name));

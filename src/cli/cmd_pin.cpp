@@ -1,6 +1,6 @@
 // affix pin [OPTIONS] WHERE PID... | affix pin --tid [OPTIONS] WHERE TID...
 //
-// Parse (placement_cli), then hand the IDs to the pin engine, which holds
+// Parse (command_line), then hand the IDs to the pin engine, which holds
 // each target (pidfd) before the resolver below reads anything of it: WHERE
 // is resolved for each process against its own allowed set (its cgroup
 // cpuset, not affix's). The engine moves every thread; then, with
@@ -17,7 +17,7 @@
 #include "error.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
-#include "placement_cli.hpp"
+#include "command_line.hpp"
 #include "proc.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"

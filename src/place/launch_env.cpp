@@ -1,4 +1,4 @@
-#include "placement_env.hpp"
+#include "launch_env.hpp"
 
 #include <fmt/format.h>
 
@@ -49,7 +49,7 @@ bool from_affix(const std::string& name, const std::string& value, const CpuSet&
 
 }  // namespace
 
-PlacementEnv placement_env(const Placement& placement, const EnvLookup& env) {
+PlacementEnv launch_env(const Placement& placement, const EnvLookup& env) {
   PlacementEnv out;
   out.exported.emplace_back("AFFIX_CPUS", format_cpulist(placement.cpus));
   out.exported.emplace_back("AFFIX_NODES", format_cpulist(placement.nodes));

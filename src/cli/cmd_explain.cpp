@@ -8,8 +8,8 @@
 #include "os.hpp"
 #include "explain_output.hpp"
 #include "launch.hpp"
-#include "placement_cli.hpp"
-#include "placement_env.hpp"
+#include "command_line.hpp"
+#include "launch_env.hpp"
 #include "resolver.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
@@ -41,7 +41,7 @@ int command_explain(const Args& args) {
     std::fputs(explain_as(placement, *cl.as).c_str(), stdout);
     return k_exit_ok;
   }
-  PlacementEnv vars = placement_env(placement, env);
+  PlacementEnv vars = launch_env(placement, env);
   std::string text = cl.json ? explain_json(placement, allowed, vars)
                              : explain_text(placement, allowed, vars);
   if (cl.spread)  // what `run --spread` would give the threads the command creates

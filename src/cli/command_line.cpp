@@ -1,4 +1,4 @@
-// The hand parser of run, explain and pin (the rules: placement_cli.hpp).
+// The hand parser of run, explain and pin (the rules: command_line.hpp).
 // Not CLI11, which topo, show and watch use through parse_cli11
 // (cli_errors.hpp), because this grammar is not one CLI11 can keep. Checked
 // against CLI11 2.1.2, the version Debian 12 ships:
@@ -13,7 +13,7 @@
 // And run parses on every launch: this parser builds nothing but the
 // CommandLine it returns (a run line with four options: under 1 us here,
 // against 15-30 us for a CLI11 App built and parsed with prefix_command()).
-#include "placement_cli.hpp"
+#include "command_line.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // The commands whose grammar is ordinary (topo, show, watch) parse with
 // CLI11, but CLI11 never speaks for affix. parse_cli11 first checks the
 // words itself, against the options the CLI11 app declares, and says what is
-// wrong in the words the placement commands use (placement_cli.cpp):
+// wrong in the words the placement commands use (command_line.cpp):
 //   unknown option '--bogus' for 'topo'        (hint: did you mean '--json'?)
 //   option '--root' needs a value
 //   option '--json' takes no value

@@ -1,4 +1,4 @@
-#include "topology_scope.hpp"
+#include "launch_scope.hpp"
 
 #include <string>
 

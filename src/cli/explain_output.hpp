@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "placement_cli.hpp"
-#include "placement_env.hpp"
+#include "command_line.hpp"
+#include "launch_env.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
 

@@ -104,7 +104,7 @@ struct Topology {
 };
 
 // What to read. A launch whose placement cannot depend on a part skips it
-// (topology_scope.hpp, docs/performance.md): without the tree only which
+// (launch_scope.hpp, docs/performance.md): without the tree only which
 // CPUs exist and which are online are read (and the nodes' CPUs): every
 // online CPU is known, its own only thread, with no socket, node, die, llc
 // or core, and isolated and hybrid CPUs are not read; without caches there

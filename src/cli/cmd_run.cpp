@@ -5,12 +5,12 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "launch.hpp"
-#include "placement_cli.hpp"
-#include "placement_env.hpp"
+#include "command_line.hpp"
+#include "launch_env.hpp"
 #include "resolver.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
-#include "topology_scope.hpp"
+#include "launch_scope.hpp"
 
 namespace affix {
 
@@ -48,8 +48,9 @@ int command_run(const Args& args) {
   request.verbose = cl.verbose;
   request.dry_run = cl.dry_run;
   request.spread = cl.spread;
+  request.option_hint = [](const std::string& word) { return option_hint(word, CommandKind::Run); };
   if (cl.env) {
-    PlacementEnv vars = placement_env(placement, env);
+    PlacementEnv vars = launch_env(placement, env);
     request.env = std::move(vars.exported);
     request.kept = std::move(vars.kept);
   }

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "os.hpp"
-#include "placement_env.hpp"  // EnvVars
+#include "launch_env.hpp"  // EnvVars
 #include "resolver.hpp"
 
 namespace affix {
@@ -47,6 +47,10 @@ struct LaunchRequest {
   bool verbose = false;           // -v: the placement on `err` before the exec
   bool dry_run = false;           // print what would be done on `out`, do nothing
   unsigned spread = 0;            // --spread=N: threads per CPU; 0: not spread
+  // For a command not found that starts with '-' (a mistyped affix option):
+  // "did you mean '--no-smt'?", or empty. The command line's option table
+  // knows the options; none when null.
+  std::string (*option_hint)(const std::string& word) = nullptr;
 };
 
 // The order --spread gives the threads the command creates, over the CPUs
@@ -84,6 +88,7 @@ struct ExecFailure {
   std::string message;  // without "affix: error: "
   std::string hint;     // may be empty
 };
-ExecFailure exec_failure(const std::string& command, int error);
+ExecFailure exec_failure(const std::string& command, int error,
+                         std::string (*option_hint)(const std::string&) = nullptr);
 
 }  // namespace affix

@@ -8,7 +8,6 @@
 
 #include "diag.hpp"
 #include "error.hpp"
-#include "placement_cli.hpp"
 
 namespace affix {
 
@@ -117,7 +116,8 @@ std::string spread_order_text(const std::vector<unsigned>& sequence, unsigned pe
   return out;
 }
 
-ExecFailure exec_failure(const std::string& command, int error) {
+ExecFailure exec_failure(const std::string& command, int error,
+                         std::string (*option_hint)(const std::string&)) {
   bool has_slash = command.find('/') != std::string::npos;
   if (error == ENOENT || error == ENOTDIR) {
     ExecFailure f{k_exit_not_found, {}, {}};
@@ -128,7 +128,7 @@ ExecFailure exec_failure(const std::string& command, int error) {
     if (!command.empty() && command[0] == '-') {
       f.hint = fmt::format("'{}' is not an affix option: the command starts at the first word "
                            "after WHERE that is not one", command);
-      std::string near = option_hint(command, CommandKind::Run);
+      std::string near = option_hint ? option_hint(command) : std::string();
       if (!near.empty()) f.hint += " (" + near + ")";
     }
     return f;
@@ -147,7 +147,7 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, Lau
   if (request.dry_run) {
     out.write(lines_text(describe_launch(placement, request, true)));
     if (int e = os.find_command(request.argv[0])) {
-      ExecFailure f = exec_failure(request.argv[0], e);
+      ExecFailure f = exec_failure(request.argv[0], e, request.option_hint);
       err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
       return f.status;
     }
@@ -195,7 +195,7 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, Lau
   }
   int e = os.exec(request.argv);
   if (e == 0) return k_exit_ok;
-  ExecFailure f = exec_failure(request.argv[0], e);
+  ExecFailure f = exec_failure(request.argv[0], e, request.option_hint);
   err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
   return f.status;
 }

@@ -29,6 +29,6 @@ struct PlacementEnv {
   EnvVars kept;      // set by the user: left as they are (name, current value)
 };
 
-PlacementEnv placement_env(const Placement& placement, const EnvLookup& env);
+PlacementEnv launch_env(const Placement& placement, const EnvLookup& env);
 
 }  // namespace affix

@@ -10,7 +10,7 @@
 //     given is then the next word;
 //   - value options take `--opt VALUE`, `--opt=VALUE`, and for short ones
 //     `-n VALUE` / `-nVALUE`.
-// A hand parser rather than CLI11: placement_cli.cpp says why. Errors are
+// A hand parser rather than CLI11: command_line.cpp says why. Errors are
 // affix::Error(Usage), in the same words as parse_cli11's (cli_errors.hpp):
 //   unknown option '--bogus' for 'pin'
 //   option '--count' needs a value
