@@ -9,6 +9,7 @@
 
 #include "corpus.hpp"
 #include "error.hpp"
+#include "root_builders.hpp"
 #include "temp_root.hpp"
 #include "topology.hpp"
 
@@ -29,14 +30,11 @@ const char* k_status = "Name:\tcat\nCpus_allowed:\tff\nCpus_allowed_list:\t1-3\n
 
 TEST_CASE("cgroup v2: cpuset.cpus.effective, walking up where the controller is off") {
   TempRoot r;
-  r.simple_machine(8, 1);
-  r.write("proc/self/cgroup", "0::/a/b\n");
-  r.write("proc/self/mountinfo",
-          "24 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
+  simple_machine(r, 8, 1);
+  write_cgroup2(r, "self", "/a/b", "", "");  // the controller is off in b
   r.write("proc/self/status", k_status);
   r.write("sys/fs/cgroup/a/cpuset.cpus.effective", "2-5\n");
   r.write("sys/fs/cgroup/a/cpuset.mems.effective", "0\n");
-  r.mkdir("sys/fs/cgroup/a/b");
   Allowed a = allowed_of(r);
   CHECK(format_cpulist(a.cpus) == "2-5");
   CHECK(format_cpulist(a.mems) == "0");
@@ -50,7 +48,7 @@ TEST_CASE("cgroup v2: cpuset.cpus.effective, walking up where the controller is 
 
 TEST_CASE("cgroup v1: cpuset.effective_cpus, the mount root taken off the path") {
   TempRoot r;
-  r.simple_machine(8, 1);
+  simple_machine(r, 8, 1);
   r.write("proc/self/cgroup", "5:memory:/x\n3:cpuset,cpuacct:/jobs/42\n0::/\n");
   r.write("proc/self/mountinfo",
           "30 1 0:25 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
@@ -83,7 +81,7 @@ TEST_CASE("old cpuset mounts (noprefix, /dev/cpuset) found through proc/self/cpu
 
 TEST_CASE("proc/PID/cpuset alone: the path is looked up on cgroup2 mounts as well as cgroup1") {
   TempRoot r;
-  r.simple_machine(8, 1);
+  simple_machine(r, 8, 1);
   r.write("proc/self/cpuset", "/jobs/7\n");
   r.write("proc/self/mountinfo", "24 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
   r.write("proc/self/status", k_status);
@@ -96,7 +94,7 @@ TEST_CASE("proc/PID/cpuset alone: the path is looked up on cgroup2 mounts as wel
 
 TEST_CASE("a mount table of megabytes (a container host's) is read line by line") {
   TempRoot r;
-  r.simple_machine(8, 1);
+  simple_machine(r, 8, 1);
   r.write("proc/self/cgroup", "0::/a\n");
   r.write("proc/self/status", k_status);
   std::string table;
@@ -113,7 +111,7 @@ TEST_CASE("a mount table of megabytes (a container host's) is read line by line"
 
 TEST_CASE("no readable cpuset: the status file; neither under a root: every online CPU") {
   TempRoot r;
-  r.simple_machine(4, 1);
+  simple_machine(r, 4, 1);
   r.write("proc/self/cgroup", "0::/gone\n");
   r.write("proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n");
   r.write("proc/self/status", k_status);
@@ -133,7 +131,7 @@ TEST_CASE("no readable cpuset: the status file; neither under a root: every onli
 
 TEST_CASE("a target in another mount namespace: its cgroup files through proc/PID/root (v1 and v2)") {
   TempRoot r;
-  r.simple_machine(8, 1);
+  simple_machine(r, 8, 1);
   r.write("proc/self/status", k_status);
   r.mkdir("proc/self/ns");
   ::symlink("mnt:[4026531841]", (r.path() + "/proc/self/ns/mnt").c_str());
@@ -169,7 +167,7 @@ TEST_CASE("a target in another mount namespace: its cgroup files through proc/PI
 
 TEST_CASE("another process: its own proc files; bad or missing PIDs are errors") {
   TempRoot r;
-  r.simple_machine(4, 1);
+  simple_machine(r, 4, 1);
   r.write("proc/42/status", "Cpus_allowed_list:\t2\nMems_allowed_list:\t0\n");
   Allowed a = allowed_of(r, "42");
   CHECK(format_cpulist(a.cpus) == "2");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu_kinds.hpp"
+#include "root_builders.hpp"
 #include "temp_root.hpp"
 
 using namespace affix;
@@ -78,7 +79,7 @@ TEST_CASE("cpu kinds: Intel core types rank core above atom") {
 TEST_CASE("cpu kinds: read from a root") {
   SECTION("three-kind Arm: cpu_capacity") {
     TempRoot r;
-    r.simple_machine(8, 1);
+    simple_machine(r, 8, 1);
     per_cpu(r, "cpu_capacity", {160, 160, 160, 160, 512, 512, 512, 1024});
     per_cpu(r, "cpufreq/cpuinfo_max_freq", {1800000, 1800000, 1800000, 1800000, 2400000, 2400000, 2400000, 3000000});
     CHECK(lists(read_cpu_kinds(SysRoot(r.path()), CpuSet::range(0, 7))) == Strings{"7", "4-6", "0-3"});
@@ -87,26 +88,26 @@ TEST_CASE("cpu kinds: read from a root") {
   }
   SECTION("one kind") {
     TempRoot r;
-    r.simple_machine(4, 1);
+    simple_machine(r, 4, 1);
     per_cpu(r, "cpufreq/cpuinfo_max_freq", {2400000, 2400000, 2400000, 2400000});
     per_cpu(r, "cpufreq/base_frequency", {2000000, 2000000, 2000000, 2000000});
     CHECK(lists(read_cpu_kinds(SysRoot(r.path()), CpuSet::range(0, 3))) == Strings{"0-3"});
   }
   SECTION("no files at all") {
     TempRoot r;
-    r.simple_machine(2, 1);
+    simple_machine(r, 2, 1);
     CHECK(read_cpu_kinds(SysRoot(r.path()), CpuSet::range(0, 1)).empty());
   }
   SECTION("Intel hybrid: cpu_core and cpu_atom") {
     TempRoot r;
-    r.simple_machine(4, 1);
+    simple_machine(r, 4, 1);
     r.write("sys/devices/cpu_core/cpus", "0-1\n");
     r.write("sys/devices/cpu_atom/cpus", "2-3\n");
     CHECK(lists(read_cpu_kinds(SysRoot(r.path()), CpuSet::range(0, 3))) == Strings{"0-1", "2-3"});
   }
   SECTION("ACPI CPPC highest_perf where there is no cpufreq; garbage says nothing") {
     TempRoot r;
-    r.simple_machine(4, 1);
+    simple_machine(r, 4, 1);
     per_cpu(r, "acpi_cppc/highest_perf", {100, 100, 200, 200});
     CHECK(lists(read_cpu_kinds(SysRoot(r.path()), CpuSet::range(0, 3))) == Strings{"2-3", "0-1"});
     r.write("sys/devices/system/cpu/cpu3/acpi_cppc/highest_perf", "lots\n");

@@ -22,6 +22,8 @@
 #include "cpuset.hpp"
 #include "error.hpp"
 #include "location.hpp"
+#include "root_builders.hpp"
+#include "temp_root.hpp"
 
 using namespace affix;
 using affix::test::ChildResult;
@@ -43,23 +45,11 @@ const std::string k_cpu = "sys/devices/system/cpu";
 const std::string k_node = "sys/devices/system/node";
 
 // A copy of the captured machine in a fresh temporary directory.
-struct HostileRoot {
-  fs::path dir;
-  HostileRoot() {
-    char tmpl[] = "/tmp/affix-hostile-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    dir = fs::path(tmpl) / "root";
-    fs::copy(affix::test::corpus_root(k_machine), dir,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  }
-  ~HostileRoot() { fs::remove_all(dir.parent_path()); }
-  std::string path(const std::string& rel) const { return (dir / rel).string(); }
-  void write(const std::string& rel, const std::string& content) const {
-    fs::remove(path(rel));
-    std::ofstream f(path(rel), std::ios::binary);
-    f << content;
-  }
-  std::string root() const { return dir.string(); }
+struct HostileRoot : affix::test::TempRoot {
+  HostileRoot() : TempRoot(affix::test::corpus_root(k_machine)) {}
+  std::string root() const { return path(); }
+  // The capture's files are replaced, never written through (some are links).
+  void write(const std::string& rel, const std::string& content) const { replace(rel, content); }
 };
 
 ChildResult run_affix(const std::vector<std::string>& args) {
@@ -337,8 +327,7 @@ TEST_CASE("hostile root: a mount table of 96 MiB is read in bounded memory") {
   HostileRoot root;
   // A container host's table: overlay mounts by the ten thousand, then the
   // cgroup2 mount that holds the process's cpuset.
-  fs::create_directories(root.path("proc/self"));
-  root.write("proc/self/cgroup", "0::/job\n");
+  affix::test::write_cgroup2(root, "self", "/job", "1-2", "0");
   {
     std::ofstream f(root.path("proc/self/mountinfo"), std::ios::binary | std::ios::trunc);
     std::string line;
@@ -350,9 +339,6 @@ TEST_CASE("hostile root: a mount table of 96 MiB is read in bounded memory") {
     }
     f << "99 1 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
   }
-  fs::create_directories(root.path("sys/fs/cgroup/job"));
-  root.write("sys/fs/cgroup/job/cpuset.cpus.effective", "1-2\n");
-  root.write("sys/fs/cgroup/job/cpuset.mems.effective", "0\n");
   ChildResult r = run_affix({"explain", "--root", root.root(), "all"});
   check_bounded(r);
   CHECK(r.code == 0);

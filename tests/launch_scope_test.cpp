@@ -16,8 +16,10 @@
 #include "resolver.hpp"
 #include "topology.hpp"
 #include "launch_scope.hpp"
+#include "temp_root.hpp"
 
 using namespace affix;
+using affix::test::TempRoot;
 
 namespace {
 
@@ -132,18 +134,9 @@ TEST_CASE("launch_scope: only a bare list without tree options takes the fast pa
 
 TEST_CASE("launch_scope: every source of possible CPUs counts, as in the full read") {
   // online 0-1, present 0-2, a directory for cpu3, node 0 with CPUs 4-5.
-  char tmpl[] = "/tmp/affix-light-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  std::string dir = tmpl;
-  auto write = [&](const std::string& rel, const std::string& text) {
-    std::string path = dir + "/" + rel;
-    std::string cmd = "mkdir -p '" + path.substr(0, path.rfind('/')) + "'";
-    REQUIRE(std::system(cmd.c_str()) == 0);
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    REQUIRE(f != nullptr);
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-  };
+  TempRoot tmp;
+  const std::string& dir = tmp.path();
+  auto write = [&](const std::string& rel, const std::string& text) { tmp.write(rel, text); };
   write("sys/devices/system/cpu/online", "0-1\n");
   write("sys/devices/system/cpu/present", "0-2\n");
   write("sys/devices/system/cpu/cpu0/topology/core_id", "0\n");
@@ -163,8 +156,6 @@ TEST_CASE("launch_scope: every source of possible CPUs counts, as in the full re
   }
   CHECK(outcome("6", light, allowed_light).find("no cpu 6 on this machine (cpus: 0-5)") != std::string::npos);
   CHECK(outcome("3", light, allowed_light).find("CPU 3 is offline") != std::string::npos);
-  std::string rm = "rm -rf '" + dir + "'";
-  CHECK(std::system(rm.c_str()) == 0);
 }
 
 namespace {

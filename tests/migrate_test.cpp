@@ -4,12 +4,12 @@
 
 #include "error.hpp"
 #include "fake_os.hpp"
-#include "fake_root.hpp"
+#include "temp_root.hpp"
 #include "migrate.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;
-using affix::test::FakeRoot;
+using affix::test::TempRoot;
 
 namespace {
 CpuSet set(const char* list) { return *parse_cpulist(list).value; }
@@ -28,7 +28,7 @@ public:
 // A process with one mapping of `n` pages at 0x10000, all on node `node`,
 // as numa_maps, maps and move_pages see it; numa_maps follows the pages.
 struct Mapped {
-  FakeRoot root;
+  TempRoot root;
   pid_t pid;
   explicit Mapped(FakeOs& os, pid_t p, unsigned n, int node, const std::string& policy = "default") : pid(p) {
     for (unsigned i = 0; i < n; ++i) os.pages[pid][0x10000 + 4096ull * i] = node;
@@ -59,7 +59,7 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("--migrate (bind) moves pages off the other nodes and reports before and after") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/10/numa_maps", "1 default N0=100 N1=20 N2=5\n2 default N0=1\n");
   MigratingOs os;
   os.on_migrate = [&]() { root.write("proc/10/numa_maps", "1 default N0=3 N1=123\n2 default N1=1\n"); };
@@ -84,7 +84,7 @@ TEST_CASE("--migrate (bind) moves pages off the other nodes and reports before a
 }
 
 TEST_CASE("--migrate where every node is a target moves nothing") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/10/numa_maps", "1 default N0=7\n");
   FakeOs os;
   auto r = migrate(os, SysRoot(root.path()), plan_migration(os, SysRoot(root.path()), 10, MemPolicy::Bind, set("0"), set("0")));
@@ -123,7 +123,7 @@ TEST_CASE("--migrate with interleave spreads the pages evenly, page by page") {
 }
 
 TEST_CASE("--migrate refusals are found by the plan, before any page moves") {
-  FakeRoot root;
+  TempRoot root;
   FakeOs os;
   SysRoot sys(root.path());
   MemPolicy policy = GENERATE(MemPolicy::Bind, MemPolicy::Interleave);
@@ -154,7 +154,7 @@ TEST_CASE("--migrate refusals are found by the plan, before any page moves") {
 TEST_CASE("every target is checked before any page moves; moved pages are said to stay moved") {
   MigratingOs os;
   Mapped a(os, 10, 4, 0);
-  FakeRoot& root = a.root;  // both processes under one root
+  TempRoot& root = a.root;  // both processes under one root
   root.write("proc/20/numa_maps", "10000 default anon=4 N0=4 kernelpagesize_kB=4\n");
   bool held = true;  // whether 20 is still the process the pin held
   std::vector<MigrateTarget> targets{{10, MemPolicy::Bind, set("1"), {}},
@@ -195,7 +195,7 @@ TEST_CASE("every target is checked before any page moves; moved pages are said t
 }
 
 TEST_CASE("a target whose own policy keeps sending memory elsewhere is warned about") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/10/numa_maps",
              "1000 bind:2 anon=5 N2=5 kernelpagesize_kB=4\n"
              "2000 bind:2 anon=1 N2=1 kernelpagesize_kB=4\n"

@@ -2,12 +2,12 @@
 
 #include "error.hpp"
 #include "fake_os.hpp"
-#include "fake_root.hpp"
+#include "temp_root.hpp"
 #include "pin.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;
-using affix::test::FakeRoot;
+using affix::test::TempRoot;
 
 namespace {
 
@@ -330,7 +330,7 @@ TEST_CASE("a thread in a narrower cpuset: the list the kernel accepted is its ta
 }
 
 TEST_CASE("EPERM on one thread rolls every moved thread back and names the thread") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/10/task/12/stat",
              "12 (worker one) S 1 10 10 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 3 0 777 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0\n");
   FakeOs os;
@@ -350,7 +350,7 @@ TEST_CASE("EPERM on one thread rolls every moved thread back and names the threa
 }
 
 TEST_CASE("a name that is not printable is escaped in the error") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/10/task/12/stat",
              "12 (\x1b]0;pwn\x07) S 1 10 10 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 3 0 777 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0\n");
   FakeOs os;
@@ -374,7 +374,7 @@ TEST_CASE("EPERM while affix holds CAP_SYS_NICE is put on a security policy") {
 }
 
 TEST_CASE("a kernel thread that cannot be moved is explained") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/7/task/7/stat",
              "7 (kworker/0:1) I 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
   FakeOs os;
@@ -473,7 +473,7 @@ TEST_CASE("a process that does not exist is an error before anything is done") {
 }
 
 TEST_CASE("a PID that names a thread other than the main one is an error") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/4250/status", "Name:\tworker\nTgid:\t4242\nPid:\t4250\nCpus_allowed_list:\t0-3\n");
   FakeOs os;
   add_process(os, 4242, {4242, 4250}, cpus("0-3"));
@@ -537,7 +537,7 @@ TEST_CASE("a process that exits during the move is not a failure") {
 }
 
 TEST_CASE("--tid moves only the named threads") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/11/status", "Name:\tw\nTgid:\t10\nPid:\t11\nCpus_allowed_list:\t0-3\n");
   FakeOs os;
   add_process(os, 10, {10, 11, 12}, cpus("0-3"));

@@ -10,11 +10,11 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
-#include "fake_root.hpp"
+#include "temp_root.hpp"
 #include "proc.hpp"
 
 using namespace affix;
-using affix::test::FakeRoot;
+using affix::test::TempRoot;
 
 namespace {
 const char* k_stat =
@@ -106,7 +106,7 @@ TEST_CASE("the real numa_maps: this process's own memory apart from a file it ma
   // 64 pages of anonymous memory written, 32 pages of a file read through
   // a read-only mapping (page cache), 8 of it through a private writable
   // one, 4 of them written.
-  FakeRoot dir;
+  TempRoot dir;
   dir.write("data", std::string(64 * 4096, 'x'));
   int fd = ::open((dir.path() + "/data").c_str(), O_RDONLY);
   REQUIRE(fd >= 0);
@@ -194,7 +194,7 @@ TEST_CASE("parse_numa_usage: the memory policy covering the most pages") {
   CHECK(parse_numa_usage("1000 local\n").policy == "local");
   CHECK(parse_numa_usage("").policy.empty());
   // Read in chunks that split lines and tokens, the answer is the same.
-  FakeRoot root;
+  TempRoot root;
   std::string big;
   for (int i = 0; i < 5000; ++i) big += "7f00 bind:1 anon=1 dirty=1 N1=1 kernelpagesize_kB=4\n";
   big += "8f00 default N0=4999\n";
@@ -208,7 +208,7 @@ TEST_CASE("parse_numa_usage: the memory policy covering the most pages") {
 }
 
 TEST_CASE("readers go through the root and report a vanished process as missing") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/4242/stat", k_stat);
   root.write("proc/4242/status", "Name:\tx\nCpus_allowed_list:\t1\nMems_allowed_list:\t0\n");
   root.write("proc/4242/task/4242/stat", k_stat);
@@ -233,14 +233,14 @@ TEST_CASE("readers go through the root and report a vanished process as missing"
 }
 
 TEST_CASE("an oversized stat file is an error, not an allocation") {
-  FakeRoot root;
+  TempRoot root;
   root.write("proc/5/stat", std::string(10000, 'x'));
   SysRoot sys(root.path());
   CHECK_THROWS_AS(read_stat(sys, proc_dir(5)), Error);
 }
 
 TEST_CASE("CPU to node from the node directories") {
-  FakeRoot root;
+  TempRoot root;
   root.write("sys/devices/system/node/node0/cpulist", "0-1,4\n");
   root.write("sys/devices/system/node/node2/cpulist", "2-3\n");
   root.write("sys/devices/system/node/possible", "0,2\n");
@@ -249,7 +249,7 @@ TEST_CASE("CPU to node from the node directories") {
   CHECK(nodes.node_of(3) == 2);
   CHECK(nodes.node_of(5) == -1);
   CHECK(nodes.node_of(-1) == -1);
-  FakeRoot flat;
+  TempRoot flat;
   CHECK(CpuNodes{SysRoot(flat.path())}.node_of(7) == 0);
 }
 

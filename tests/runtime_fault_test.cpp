@@ -8,7 +8,7 @@
 
 #include "error.hpp"
 #include "fake_os.hpp"
-#include "fake_root.hpp"
+#include "temp_root.hpp"
 #include "fixtures.hpp"
 #include "launch.hpp"
 #include "migrate.hpp"
@@ -93,7 +93,7 @@ TEST_CASE("set_mempolicy failing: EPERM names the seccomp filter; the affinity i
 }
 
 TEST_CASE("migrate_pages failing after a pin: every thread goes back, as pin --migrate does") {
-  affix::test::FakeRoot root;
+  affix::test::TempRoot root;
   root.write("proc/10/numa_maps", "1000 default anon=30 N0=10 N1=20\n");
   SysRoot sys(root.path());
   for (int error : {EPERM, EINVAL, ENOMEM}) {

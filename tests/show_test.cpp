@@ -2,12 +2,13 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
-#include "fake_root.hpp"
+#include "root_builders.hpp"
+#include "temp_root.hpp"
 #include "process_view.hpp"
 #include "show_output.hpp"
 
 using namespace affix;
-using affix::test::FakeRoot;
+using affix::test::TempRoot;
 
 namespace {
 
@@ -20,7 +21,7 @@ std::string status(const std::string& cpus, const std::string& mems = "0-1") {
   return "Name:\tx\nCpus_allowed_list:\t" + cpus + "\nMems_allowed_list:\t" + mems + "\n";
 }
 
-void add_thread(FakeRoot& root, pid_t pid, pid_t tid, const std::string& comm, const std::string& cpus,
+void add_thread(TempRoot& root, pid_t pid, pid_t tid, const std::string& comm, const std::string& cpus,
                 int last_cpu) {
   root.write(fmt::format("proc/{}/task/{}/stat", pid, tid), stat_line(tid, comm, last_cpu));
   root.write(fmt::format("proc/{}/task/{}/status", pid, tid), status(cpus));
@@ -30,9 +31,9 @@ void add_thread(FakeRoot& root, pid_t pid, pid_t tid, const std::string& comm, c
 //   100 "server": 100 on 0-3, 101-103 "worker" on 2, 104 "io" on 0-3
 //   200 "idle":   200 on 0-3
 //   300 a kernel thread on 1
-void machine(FakeRoot& root) {
-  root.write("sys/devices/system/node/node0/cpulist", "0-1\n");
-  root.write("sys/devices/system/node/node1/cpulist", "2-3\n");
+void machine(TempRoot& root) {
+  write_node(root, 0, "0-1");
+  write_node(root, 1, "2-3");
   root.write("proc/100/stat", stat_line(100, "server", 3));
   root.write("proc/100/status", status("0-3"));
   root.write("proc/100/numa_maps", "1000 default anon=5 N0=4 N1=1\n2000 default file=/srv/server mapped=10 N1=10\n");
@@ -52,7 +53,7 @@ void machine(FakeRoot& root) {
 }  // namespace
 
 TEST_CASE("read_process reads every thread and the pages per node") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   SysRoot sys(root.path());
   CpuNodes nodes(sys);
@@ -82,7 +83,7 @@ TEST_CASE("read_process reads every thread and the pages per node") {
 }
 
 TEST_CASE("a process that does not exist or vanishes is a clean error") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   SysRoot sys(root.path());
   CpuNodes nodes(sys);
@@ -99,7 +100,7 @@ TEST_CASE("a process that does not exist or vanishes is a clean error") {
 }
 
 TEST_CASE("show text groups threads that share a CPU list") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   SysRoot sys(root.path());
   CpuNodes nodes(sys);
@@ -114,7 +115,7 @@ TEST_CASE("show text groups threads that share a CPU list") {
 }
 
 TEST_CASE("show JSON carries the contract's fields") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   SysRoot sys(root.path());
   CpuNodes nodes(sys);
@@ -134,7 +135,7 @@ TEST_CASE("show JSON carries the contract's fields") {
 }
 
 TEST_CASE("--pinned lists processes with a narrower thread, kernel threads apart") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   root.write("proc/self/stat", stat_line(1, "x", 0));  // not a number: not scanned
   SysRoot sys(root.path());
@@ -158,7 +159,7 @@ TEST_CASE("--pinned lists processes with a narrower thread, kernel threads apart
 }
 
 TEST_CASE("show: names are data, escaped in text and valid UTF-8 in JSON") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   // A main thread that clears the screen, sets the terminal's title and
   // breaks the line; a thread whose name is not UTF-8; one with a printable
@@ -204,7 +205,7 @@ TEST_CASE("show: names are data, escaped in text and valid UTF-8 in JSON") {
 }
 
 TEST_CASE("show: the TIDS column is capped, the header's cpus are the threads' union") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   // 60 threads on 0-1 with every other TID (no ranges), one on 2-3.
   root.write("proc/500/stat", stat_line(500, "many", 0));
@@ -228,7 +229,7 @@ TEST_CASE("show: the TIDS column is capped, the header's cpus are the threads' u
 }
 
 TEST_CASE("show: a last CPU outside the thread's list is marked stale") {
-  FakeRoot root;
+  TempRoot root;
   machine(root);
   // Pinned to 1 and 3 while asleep on 0 and 2: not run since; one that ran
   // on 3 after the pin.

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "mini_json.hpp"
+#include "root_builders.hpp"
 #include "temp_root.hpp"
 #include "topo_output.hpp"
 
@@ -19,7 +20,7 @@ TEST_CASE("memory sizes for people") {
 
 TEST_CASE("topo --json: the contract's fields; an offline CPU has nulls") {
   TempRoot r;
-  r.simple_machine(4, 2);
+  simple_machine(r, 4, 2);
   r.write("sys/devices/system/cpu/online", "0-2\n");
   std::remove((r.path() + "/sys/devices/system/cpu/cpu3/topology/physical_package_id").c_str());
   std::remove((r.path() + "/sys/devices/system/cpu/cpu3/topology/core_id").c_str());
@@ -64,7 +65,7 @@ TEST_CASE("topo --json: the contract's fields; an offline CPU has nulls") {
 
 TEST_CASE("topo text: summary, tree with shared lines, offline CPUs") {
   TempRoot r;
-  r.simple_machine(4, 2);
+  simple_machine(r, 4, 2);
   r.write("sys/devices/system/cpu/online", "0-2\n");
   SysRoot root(r.path());
   Topology topo = read_topology(root);

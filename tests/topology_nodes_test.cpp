@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "root_builders.hpp"
 #include "temp_root.hpp"
 #include "topology_checks.hpp"
 #include "topology.hpp"
@@ -22,7 +23,7 @@ TEST_CASE("distance rows have one entry per online node: node 0 absent or offlin
   // Node 0 is online but the root has no directory for it (a dump, a
   // container's partial /sys): the rows still count it.
   TempRoot absent;
-  absent.simple_machine(4, 1);
+  simple_machine(absent, 4, 1);
   absent.remove(k_node + "node0");
   absent.write(k_node + "online", "0-2\n");
   absent.write(k_node + "node1/cpulist", "0-1\n");
@@ -37,7 +38,7 @@ TEST_CASE("distance rows have one entry per online node: node 0 absent or offlin
   CHECK(a.distance(1, 0) == std::nullopt);
   // Node 0 offline, the rows over node/possible (no entry matches online).
   TempRoot offline;
-  offline.simple_machine(4, 1);
+  simple_machine(offline, 4, 1);
   offline.remove(k_node + "node0");
   offline.write(k_node + "possible", "0-2\n");
   offline.write(k_node + "online", "1-2\n");

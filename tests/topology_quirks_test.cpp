@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "root_builders.hpp"
 #include "temp_root.hpp"
 #include "topology_checks.hpp"
 #include "topology.hpp"
@@ -22,7 +23,7 @@ using Warnings = std::vector<std::string>;
 // Two sockets of 4 CPUs whose package masks split each socket in halves
 // (0-1 | 2-3, 4-5 | 6-7), all with physical_package_id 0 or 1.
 void split_packages(const TempRoot& r) {
-  r.simple_machine(8, 1);
+  simple_machine(r, 8, 1);
   for (unsigned c = 0; c < 8; ++c) {
     std::string topo = k_cpu + "cpu" + std::to_string(c) + "/topology/";
     r.write(topo + "physical_package_id", c < 4 ? "0\n" : "1\n");
@@ -34,7 +35,7 @@ void split_packages(const TempRoot& r) {
 // 4 CPUs, siblings 0-1 and 2-3, each CPU with its own core_id (as AMD
 // compute units and some other machines show them).
 void siblings_with_own_core_ids(const TempRoot& r) {
-  r.simple_machine(4, 2);
+  simple_machine(r, 4, 2);
   for (unsigned c = 0; c < 4; ++c) r.write(k_cpu + "cpu" + std::to_string(c) + "/topology/core_id", std::to_string(c) + "\n");
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "root_builders.hpp"
 #include "temp_root.hpp"
 #include "topology_checks.hpp"
 #include "topology.hpp"
@@ -27,7 +28,7 @@ struct Odd {
 };
 Odd odd_file(const std::string& file, const std::string& content) {
   TempRoot r;
-  r.simple_machine(2, 1);
+  simple_machine(r, 2, 1);
   r.write(file, content);
   Topology t = read_topology(SysRoot(r.path()));
   return Odd{t, warnings_of(t, r)};
@@ -89,7 +90,7 @@ TEST_CASE("an attribute that cannot be read or makes no sense is left out, with 
 
 TEST_CASE("a CPU's own online file that is neither 0 nor 1 leaves that CPU offline, with a warning") {
   TempRoot r;
-  r.simple_machine(3, 1);
+  simple_machine(r, 3, 1);
   r.remove(k_cpu + "online");
   r.write(k_cpu + "cpu1/online", "2\n");
   Topology t = read_topology(SysRoot(r.path()));
@@ -100,7 +101,7 @@ TEST_CASE("a CPU's own online file that is neither 0 nor 1 leaves that CPU offli
 
 TEST_CASE("thousands of odd files: a few warnings, then a count") {
   TempRoot r;
-  r.simple_machine(40, 1);
+  simple_machine(r, 40, 1);
   for (unsigned c = 0; c < 40; ++c) r.write(k_cpu + "cpu" + std::to_string(c) + "/topology/core_id", "x\n");
   Topology t = read_topology(SysRoot(r.path()));
   REQUIRE(t.warnings.size() == 17);
@@ -110,8 +111,8 @@ TEST_CASE("thousands of odd files: a few warnings, then a count") {
 
 TEST_CASE("sysfs files with NUL bytes after their final newline read as without them") {
   TempRoot intact, padded;
-  intact.simple_machine(4, 2);
-  padded.simple_machine(4, 2);
+  simple_machine(intact, 4, 2);
+  simple_machine(padded, 4, 2);
   using namespace std::string_literals;
   padded.write(k_cpu + "online", "0-3\n\0\0"s);
   padded.write(k_cpu + "cpu2/topology/thread_siblings", "c\n\0"s);

@@ -6,6 +6,7 @@
 
 #include "corpus.hpp"
 #include "error.hpp"
+#include "root_builders.hpp"
 #include "temp_root.hpp"
 #include "topology_checks.hpp"
 #include "topology.hpp"
@@ -31,7 +32,7 @@ std::string error_of(const std::string& root) {
 // path written as "ROOT".
 std::string error_with(const std::string& file, const std::string& content) {
   TempRoot r;
-  r.simple_machine(2, 1);
+  simple_machine(r, 2, 1);
   r.write(file, content);
   std::string e = error_of(r.path());
   if (e.rfind(r.path(), 0) == 0) e = "ROOT" + e.substr(r.path().size());
@@ -145,14 +146,12 @@ TEST_CASE("last-level cache: the machine's largest level; an empty ia64 mask mea
 
 TEST_CASE("a hand-made machine: lists without masks, hybrid kinds, isolated, a memory-only node") {
   TempRoot r;
-  r.simple_machine(8, 2);
+  simple_machine(r, 8, 2);
   r.write("sys/devices/system/cpu/isolated", "6-7\n");
   r.write("sys/devices/cpu_core/cpus", "0-3\n");
   r.write("sys/devices/cpu_atom/cpus", "4-7\n");
   r.write("sys/devices/system/node/node0/distance", "10 20\n");
-  r.write("sys/devices/system/node/node1/cpulist", "\n");
-  r.write("sys/devices/system/node/node1/meminfo", "Node 1 MemTotal: 1024 kB\nNode 1 MemFree: 512 kB\n");
-  r.write("sys/devices/system/node/node1/distance", "20 10\n");
+  write_node(r, 1, "", 1024, 512, "20 10");
   Topology t = read_topology(SysRoot(r.path()));
   CHECK(t.cores.size() == 4);
   CHECK(t.smt == 2);
@@ -213,7 +212,7 @@ TEST_CASE("bad roots: an error that names the file and the problem") {
   {
     // Without the global list, each CPU's own file says (cpu0 has none).
     TempRoot r;
-    r.simple_machine(3, 1);
+    simple_machine(r, 3, 1);
     std::remove((r.path() + "/sys/devices/system/cpu/online").c_str());
     r.write("sys/devices/system/cpu/cpu1/online", "0\n");
     r.write("sys/devices/system/cpu/cpu2/online", "1\n");

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "fake_root.hpp"
+#include "temp_root.hpp"
 #include "topo_builder.hpp"
 #include "watch_pages.hpp"
 
@@ -19,7 +19,7 @@ TEST_CASE("remote pages: those on nodes where no CPU of the process ran") {
 }
 
 TEST_CASE("numa_maps is read when due; between, and where it is gone, the last reading stays") {
-  affix::test::FakeRoot root;
+  affix::test::TempRoot root;
   root.write("proc/7/numa_maps", "7f00 default N0=5\n5500 default file=/bin/x mapped=2 N1=2\n");
   SysRoot sys(root.path());
   ProcessPages p;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <map>
 
-#include "fake_root.hpp"
+#include "temp_root.hpp"
 #include "topo_builder.hpp"
 #include "watch_report.hpp"
 
@@ -40,7 +40,7 @@ inline std::string stat_line(pid_t id, const std::string& comm, long threads, lo
 // A fake /proc: every thread's stat line carries its process's thread
 // count and start time, as the kernel's do.
 struct FakeProc {
-  FakeRoot root;
+  TempRoot root;
   struct Main {
     std::string comm;
     long threads = 1;
