@@ -204,3 +204,20 @@ TEST_CASE("this machine: the allowed set holds this process's affinity") {
   CHECK(by_pid.cpus == a.cpus);
   CHECK(by_pid.source.find("/proc/self/") == std::string::npos);
 }
+
+TEST_CASE("this machine: affix's own list (inherited) is the one its AffinityOs gives") {
+  SysRoot root;
+  Topology topo = read_topology(root);
+  FakeAffinity lists;
+  const CpuSet one = CpuSet::range(topo.online.first(), topo.online.first());
+  lists.affinity[0] = one;
+  auto inherited = read_inherited(root, lists);
+  REQUIRE(inherited);
+  CHECK(*inherited == one);
+  Allowed a = read_allowed(root, topo, lists);
+  REQUIRE(a.inherited);
+  CHECK(*a.inherited == one);
+  CHECK(lists.get_affinity_calls == std::vector<pid_t>{0, 0});
+  lists.affinity.clear();  // get_affinity fails: unknown
+  CHECK_FALSE(read_inherited(root, lists));
+}
