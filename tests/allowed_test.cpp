@@ -9,6 +9,7 @@
 
 #include "corpus.hpp"
 #include "error.hpp"
+#include "fake_os.hpp"
 #include "root_builders.hpp"
 #include "temp_root.hpp"
 #include "topology.hpp"
@@ -21,7 +22,8 @@ namespace {
 Allowed allowed_of(const TempRoot& r, const std::string& pid = "self") {
   SysRoot root(r.path());
   Topology topo = read_topology(root);
-  return read_allowed(root, topo, pid);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  return read_allowed(root, topo, lists, pid);
 }
 
 const char* k_status = "Name:\tcat\nCpus_allowed:\tff\nCpus_allowed_list:\t1-3\nMems_allowed_list:\t0\n";
@@ -64,17 +66,18 @@ TEST_CASE("cgroup v1: cpuset.effective_cpus, the mount root taken off the path")
 TEST_CASE("old cpuset mounts (noprefix, /dev/cpuset) found through proc/self/cpuset and proc/mounts") {
   SysRoot root(corpus_root("16amd64-8n2c-cpusets"));
   Topology topo = read_topology(root);
-  Allowed a = read_allowed(root, topo);
+  FakeAffinity lists;
+  Allowed a = read_allowed(root, topo, lists);
   CHECK(a.source == "cpuset:/dev/cpuset/dummy/cpus");
   CHECK(a.mems_source == "cpuset:/dev/cpuset/dummy/mems");
   CHECK(format_cpulist(a.cpus) == "0-3,5-6,12-15");  // 4 is offline
   CHECK(format_cpulist(a.mems) == "1-4");
   SysRoot reorder(corpus_root("16em64t-4s2ca2c-cpusetreorder"));
-  Allowed b = read_allowed(reorder, read_topology(reorder));
+  Allowed b = read_allowed(reorder, read_topology(reorder), lists);
   CHECK(b.source == "cpuset:/dev/cpuset/prout/cpus");
   CHECK(format_cpulist(b.cpus) == "2-11,13");
   SysRoot fake(corpus_root("4fake-4gr1nu1pu"));
-  Allowed c = read_allowed(fake, read_topology(fake));
+  Allowed c = read_allowed(fake, read_topology(fake), lists);
   CHECK(c.source == "cgroup1:/sys/fs/cgroup/cpuset/dummy/cpuset.cpus");  // no effective_cpus there
   CHECK(format_cpulist(c.mems) == "0,2");
 }
@@ -181,7 +184,7 @@ TEST_CASE("another process: its own proc files; bad or missing PIDs are errors")
 TEST_CASE("this machine: the allowed set holds this process's affinity") {
   SysRoot root;
   Topology topo = read_topology(root);
-  Allowed a = read_allowed(root, topo);
+  Allowed a = read_allowed(root, topo, linux_os());
   CHECK(!a.cpus.empty());
   CHECK(a.cpus.is_subset_of(topo.online));
   bool known_source = a.source.rfind("cgroup2:/", 0) == 0 || a.source.rfind("cgroup1:/", 0) == 0 ||
@@ -195,7 +198,24 @@ TEST_CASE("this machine: the allowed set holds this process's affinity") {
     if (line.rfind("Cpus_allowed_list:", 0) == 0) affinity = parse_cpulist(line.substr(18)).value;
   REQUIRE(affinity);
   CHECK(affinity->is_subset_of(a.cpus));
-  Allowed by_pid = read_allowed(root, topo, std::to_string(::getpid()));
+  Allowed by_pid = read_allowed(root, topo, linux_os(), std::to_string(::getpid()));
   CHECK(by_pid.cpus == a.cpus);
   CHECK(by_pid.source.find("/proc/self/") == std::string::npos);
+}
+
+TEST_CASE("this machine: affix's own list (inherited) is the one its AffinityOs gives") {
+  SysRoot root;
+  Topology topo = read_topology(root);
+  FakeAffinity lists;
+  const CpuSet one = CpuSet::range(topo.online.first(), topo.online.first());
+  lists.affinity[0] = one;
+  auto inherited = read_inherited(root, lists);
+  REQUIRE(inherited);
+  CHECK(*inherited == one);
+  Allowed a = read_allowed(root, topo, lists);
+  REQUIRE(a.inherited);
+  CHECK(*a.inherited == one);
+  CHECK(lists.get_affinity_calls == std::vector<pid_t>{0, 0});
+  lists.affinity.clear();  // get_affinity fails: unknown
+  CHECK_FALSE(read_inherited(root, lists));
 }

@@ -13,6 +13,7 @@
 
 #include "corpus.hpp"
 #include "error.hpp"
+#include "fake_os.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
 #include "launch_scope.hpp"
@@ -60,13 +61,14 @@ TEST_CASE("launch_scope: plain CPU lists resolve as on the full topology, on eve
   size_t compared = 0;
   for (const auto& name : names) {
     SysRoot root(test::corpus_root(name));
+    test::FakeAffinity lists;  // never asked: the root is a capture
     Topology full = read_topology(root);
     Topology light = read_topology(root, k_cpus_only);
     INFO(name);
     CHECK(format_cpulist(light.possible) == format_cpulist(full.possible));
     CHECK(format_cpulist(light.online) == format_cpulist(full.online));
-    Allowed allowed_full = read_allowed(root, full);
-    Allowed allowed_light = read_allowed(root, light);
+    Allowed allowed_full = read_allowed(root, full, lists);
+    Allowed allowed_light = read_allowed(root, light, lists);
     CHECK(format_cpulist(allowed_light.cpus) == format_cpulist(allowed_full.cpus));
     CHECK(allowed_light.source == allowed_full.source);
     for (const auto& spec : specs_for(full)) {
@@ -144,12 +146,13 @@ TEST_CASE("launch_scope: every source of possible CPUs counts, as in the full re
   write("sys/devices/system/cpu/cpu3/online", "0\n");
   write("sys/devices/system/node/node0/cpumap", "33\n");
   SysRoot root(dir);
+  test::FakeAffinity lists;  // never asked: the root is not this machine's
   Topology full = read_topology(root);
   Topology light = read_topology(root, k_cpus_only);
   CHECK(format_cpulist(full.possible) == "0-5");
   CHECK(format_cpulist(light.possible) == "0-5");
-  Allowed allowed_full = read_allowed(root, full);
-  Allowed allowed_light = read_allowed(root, light);
+  Allowed allowed_full = read_allowed(root, full, lists);
+  Allowed allowed_light = read_allowed(root, light, lists);
   for (const char* spec : {"0", "1", "2", "3", "4", "5", "6", "0-1", "0-2"}) {
     INFO(spec);
     CHECK(outcome(spec, light, allowed_light) == outcome(spec, full, allowed_full));
@@ -215,8 +218,9 @@ TEST_CASE("launch_scope: a scoped read selects the same CPUs as the full read, o
   size_t compared = 0, scoped = 0;
   for (const auto& name : test::corpus_names()) {
     SysRoot root(test::corpus_root(name));
+    test::FakeAffinity lists;  // never asked: the root is a capture
     Topology full = read_topology(root);
-    Allowed allowed_full = read_allowed(root, full);
+    Allowed allowed_full = read_allowed(root, full, lists);
     std::vector<std::string> wheres = {"socket:all", "node:all", "cpu:all", "package:0", "numa:0",
                                        "node:0+socket:1", "socket:0+3", "socket:9", "node:40"};
     for (const auto& u : full.sockets) wheres.push_back("socket:" + std::to_string(u.id));
@@ -230,7 +234,7 @@ TEST_CASE("launch_scope: a scoped read selects the same CPUs as the full read, o
         ReadScope scope = scope_for(r);
         REQUIRE_FALSE(scope.caches);
         Topology part = read_topology(root, scope);
-        Allowed allowed_part = read_allowed(root, part);
+        Allowed allowed_part = read_allowed(root, part, lists);
         INFO(name << " " << where << " variant " << variant);
         CHECK(outcome_of(r, part, allowed_part) == outcome_of(r, full, allowed_full));
         ++compared;
@@ -241,7 +245,7 @@ TEST_CASE("launch_scope: a scoped read selects the same CPUs as the full read, o
     m.where = "socket:all";
     m.mem = MemRequest{};
     Topology with_mem = read_topology(root, scope_for(m));
-    CHECK(outcome_of(m, with_mem, read_allowed(root, with_mem)) == outcome_of(m, full, allowed_full));
+    CHECK(outcome_of(m, with_mem, read_allowed(root, with_mem, lists)) == outcome_of(m, full, allowed_full));
     ++scoped;
   }
   CHECK(scoped == 26);

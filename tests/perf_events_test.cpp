@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "os.hpp"
 #include "perf_events.hpp"
 
 using namespace affix;
@@ -88,7 +89,7 @@ struct Mover {
 // the refusal itself is checked).
 std::unique_ptr<MigrationEvents> events_or_refusal(unsigned pages) {
   std::string why;
-  auto events = open_migration_events(pages, why);
+  auto events = open_migration_events(linux_os(), pages, why);
   if (geteuid() != 0 && paranoid() >= 2) {
     CHECK(events == nullptr);
     CHECK_THAT(why, Catch::StartsWith("perf_event_open: Permission denied (kernel.perf_event_paranoid = "));

@@ -29,6 +29,7 @@
 
 #include "corpus.hpp"
 #include "error.hpp"
+#include "fake_os.hpp"
 #include "resolver.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
@@ -111,7 +112,8 @@ public:
   explicit CorpusCheck(const std::string& name) : m_name(name), m_root(corpus_root(name)) {
     SysRoot root(m_root);
     m_topo = read_topology(root);
-    m_allowed = read_allowed(root, m_topo);
+    test::FakeAffinity lists;  // never asked: the root is a capture
+    m_allowed = read_allowed(root, m_topo, lists);
     m_a = hwloc_mask(m_allowed.cpus);
   }
 

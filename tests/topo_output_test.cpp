@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "fake_os.hpp"
 #include "mini_json.hpp"
 #include "root_builders.hpp"
 #include "temp_root.hpp"
@@ -27,7 +28,8 @@ TEST_CASE("topo --json: the contract's fields; an offline CPU has nulls") {
   std::remove((r.path() + "/sys/devices/system/cpu/cpu3/topology/die_id").c_str());
   SysRoot root(r.path());
   Topology topo = read_topology(root);
-  Allowed allowed = read_allowed(root, topo);
+  test::FakeAffinity lists;  // never asked: the root is not this machine's
+  Allowed allowed = read_allowed(root, topo, lists);
   Json doc = parse_json(topo_json(topo, allowed));
   REQUIRE(doc["cpus"].array.size() == 4);
   const Json& c1 = doc["cpus"][1];
@@ -69,7 +71,8 @@ TEST_CASE("topo text: summary, tree with shared lines, offline CPUs") {
   r.write("sys/devices/system/cpu/online", "0-2\n");
   SysRoot root(r.path());
   Topology topo = read_topology(root);
-  Allowed allowed = read_allowed(root, topo);
+  test::FakeAffinity lists;  // never asked: the root is not this machine's
+  Allowed allowed = read_allowed(root, topo, lists);
   CHECK(topo_text(topo, allowed) ==
         "machine    4 CPUs (3 online), 1 socket, 1 node, 2 cores, SMT 2, 1 llc\n"
         "allowed    cpus 0-2, nodes 0 (from all-online)\n"

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fake_migration_events.hpp"
+#include "fake_os.hpp"
 #include "watch_fake_proc.hpp"
 #include "watch_tracker.hpp"
 
@@ -14,7 +15,8 @@ TEST_CASE("exact: each move at its level, a move back to the same CPU none, the 
   FakeProc f;
   two_threads(f);
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   CHECK(w.start().empty());
   CHECK(ev.opened == std::vector<pid_t>{100, 101});
   ev.move(101, 2);   // core
@@ -47,7 +49,8 @@ TEST_CASE("exact: samples the ring dropped are counted, and the interval is not 
   FakeProc f;
   two_threads(f);
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   w.start();
   ev.move(101, 8);
   ev.threads[101].totals.count += 4;  // four more moves whose samples were lost
@@ -66,7 +69,8 @@ TEST_CASE("exact: samples the ring dropped are counted, and the interval is not 
 TEST_CASE("sampled: the scheduler's count, at the level between the CPUs seen") {
   FakeProc f;
   two_threads(f);
-  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {100}, false);
   w.start();
   f.thread(100, 101, 8, {5, 22, 2, 8000000});
   f.remove("proc/100/task/100/sched");  // schedstat unchanged: sched is not read
@@ -91,7 +95,8 @@ TEST_CASE("a refused thread is sampled and its process not exact") {
   two_threads(f);
   FakeMigrationEvents ev;
   ev.refuse = {101};
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   w.start();
   CHECK(w.threads_exact() == 1);
   f.thread(100, 101, 1, {1, 20, 2, 7500000});
@@ -137,7 +142,8 @@ TEST_CASE("a thread there but unreadable is counted unread, never as gone, and r
   two_threads(f);
   f.remove("proc/100/task/101/sched");  // its directory stays: as where no file is left to open
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   CHECK(w.start().empty());
   CHECK(ev.closed == std::vector<pid_t>{101});  // its event is not kept without a place to start from
   IntervalReport r = w.sample(1.0, 1.0);
@@ -168,7 +174,8 @@ TEST_CASE("a thread there but unreadable is counted unread, never as gone, and r
 TEST_CASE("sampled: a thread that ran but whose files cannot be read is unread, and counted at the next read") {
   FakeProc f;
   two_threads(f);
-  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {100}, false);
   w.start();
   f.thread(100, 101, 8, {5, 22, 2, 8000000});
   f.remove("proc/100/task/101/sched");
@@ -188,7 +195,8 @@ TEST_CASE("a thread that is gone while unread is counted unread in that interval
   FakeProc f;
   two_threads(f);
   f.remove("proc/100/task/101/sched");
-  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {100}, false);
   w.start();
   w.sample(1.0, 1.0);
   f.process(100, "server", 1);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fake_migration_events.hpp"
+#include "fake_os.hpp"
 #include "watch_fake_proc.hpp"
 #include "watch_tracker.hpp"
 
@@ -14,7 +15,8 @@ TEST_CASE("a thread created during the watch is picked up with what it did since
   FakeProc f;
   two_threads(f);
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   w.start();
   IntervalReport r = w.sample(1.0, 1.0);
   f.process(100, "server", 3);
@@ -40,7 +42,8 @@ TEST_CASE("a thread that exits is reported up to its exit, then no more") {
   FakeProc f;
   two_threads(f);
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   w.start();
   ev.move(101, 16);
   ev.threads[101].totals.ended = true;
@@ -63,7 +66,8 @@ TEST_CASE("a thread that exits is reported up to its exit, then no more") {
 TEST_CASE("sampled: a thread gone from the list is an exit") {
   FakeProc f;
   two_threads(f);
-  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {100}, false);
   w.start();
   f.process(100, "server", 1);
   f.remove("proc/100/task/101");
@@ -78,7 +82,8 @@ TEST_CASE("a process that exits, or whose PID is reused, is reported as exited o
   f.process(200, "other", 1);
   f.thread(200, 200, 3, {});
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100, 200}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100, 200}, false);
   w.start();
   f.remove("proc/100");
   f.process(200, "reused", 1, 999);  // another process under the same PID
@@ -97,7 +102,8 @@ TEST_CASE("a process that exits, or whose PID is reused, is reported as exited o
 TEST_CASE("named PIDs that do not exist are returned by start") {
   FakeProc f;
   two_threads(f);
-  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100, 4242}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {100, 4242}, false);
   CHECK(w.start() == std::vector<pid_t>{4242});
 }
 
@@ -105,7 +111,8 @@ TEST_CASE("pages per node, and those on nodes where no thread ran are remote") {
   FakeProc f;
   two_threads(f);
   f.root.write("proc/100/numa_maps", "7f00 default anon=107 N0=100 N3=7\n");
-  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {100}, false);
   w.start();
   IntervalReport r = w.sample(1.0, 1.0);
   const ProcessReport& p = process_of(r, 100);
@@ -123,7 +130,8 @@ TEST_CASE("the whole machine: processes that did something, new ones from their 
   f.process(300, "sleeper", 1);
   f.thread(300, 300, 5, {});
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {}, false);
   w.start();
   ev.move(101, 1);
   f.process(400, "new", 1);
@@ -145,7 +153,8 @@ TEST_CASE("the CPUs a process ran on are those its threads ran on, not where an 
   f.thread(100, 101, 0, {});
   f.root.write("proc/100/numa_maps", "7f00 default N0=10 N1=90\n");
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   w.start();
   ev.threads[101].totals.run_ns = 5000000;  // it ran, on CPU 0, without moving
   f.thread(100, 101, 0, {0, 3, 0, 5000000});
@@ -169,7 +178,8 @@ TEST_CASE("a thread whose last CPU is outside its list is counted on no CPU unti
   f.root.write("proc/100/task/101/status", "Name:\tworker\nCpus_allowed_list:\t0-31\n");
   f.root.write("proc/100/numa_maps", "7f00 default anon=100 N0=10 N1=90\n");
   FakeMigrationEvents ev;
-  WatchTracker w(SysRoot(f.root.path()), machine(), &ev, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   w.start();
   IntervalReport r = w.sample(1.0, 1.0);  // nothing ran
   const ProcessReport& p = process_of(r, 100);
@@ -195,7 +205,8 @@ TEST_CASE("remote pages are anonymous pages: a file's page cache is not the proc
   f.root.write("proc/100/numa_maps",
                "55d0 default file=/srv/server mapped=600 N1=600\n"
                "7f00 default anon=107 N0=100 N3=7\n");
-  WatchTracker w(SysRoot(f.root.path()), machine(), nullptr, {100}, false);
+  FakeAffinity lists;  // never asked: the root is not this machine's
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {100}, false);
   w.start();
   IntervalReport r = w.sample(1.0, 1.0);
   const ProcessReport& p = process_of(r, 100);

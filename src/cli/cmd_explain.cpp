@@ -26,7 +26,7 @@ int command_explain(const Args& args) {
     throw Error(ErrorKind::Usage, "--spread is shown in explain's text, not with --json or --as");
   SysRoot root(cl.root.value_or("/"));
   Topology topo = read_topology(root);
-  Allowed allowed = read_allowed(root, topo);
+  Allowed allowed = read_allowed(root, topo, linux_os());
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);
   // What `run` would really apply: preferring several nodes needs a kernel

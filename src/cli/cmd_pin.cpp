@@ -87,7 +87,7 @@ std::string format_target(const SysRoot& root, const TargetReport& t, bool verbo
 
 // --migrate over every process the pin moved; on a failure every thread
 // goes back too.
-std::string migrate_report(Os& os, const SysRoot& root, const PinReport& report,
+std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& report,
                            const std::map<pid_t, Placement>& placements, const CpuSet& all_nodes, bool dry_run) {
   std::vector<MigrateTarget> targets;
   for (const auto& t : report.targets) {
@@ -103,7 +103,7 @@ std::string migrate_report(Os& os, const SysRoot& root, const PinReport& report,
     return out.text;
   } catch (const Error& e) {
     if (dry_run) throw;
-    std::string stays = roll_back(os, report);
+    std::string stays = roll_back(os, os, report);
     std::string what = std::string(e.what()) +
                        (stays.empty() ? "; every thread was put back on its old CPU list" : "; not every thread was put back");
     std::string hint = e.hint();
@@ -127,7 +127,7 @@ int command_pin(const Args& args) {
   if (cl.migrate && !request.mem) request.mem = MemRequest{MemPolicy::Bind, std::nullopt};
   Topology topo = read_topology(root);
   auto env = process_env();
-  Os& os = linux_os();
+  LinuxOs& os = linux_os();
 
   std::vector<PinRequest> requests;
   for (pid_t id : ids)
@@ -136,7 +136,7 @@ int command_pin(const Args& args) {
   // here is of the process that is then moved.
   std::map<pid_t, Placement> placements;
   auto resolver = [&](const PinRequest& r) {
-    Allowed allowed = read_allowed(root, topo, std::to_string(r.id));
+    Allowed allowed = read_allowed(root, topo, os, std::to_string(r.id));
     Placement p = resolve(request, topo, allowed, env);
     if (cl.migrate) check_own_nodes(os, migrate_nodes(p));
     PinPlace place{p.cpus, cl.spread ? p.sequence : std::vector<unsigned>{}};

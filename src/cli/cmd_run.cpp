@@ -1,5 +1,5 @@
 // `affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]`: parse, read the
-// machine, resolve, then launch (launch.cpp) through the real Os.
+// machine, resolve, then launch (launch.cpp) on the kernel itself (linux_os()).
 #include <cstdio>
 
 #include "commands.hpp"
@@ -7,6 +7,7 @@
 #include "launch.hpp"
 #include "command_line.hpp"
 #include "launch_env.hpp"
+#include "os.hpp"
 #include "resolver.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
@@ -39,7 +40,7 @@ int command_run(const Args& args) {
   ReadScope scope = plain ? scope_for(cl.request) : ReadScope{};
   scope.kinds = mentions_kind(cl.request);
   Topology topo = read_topology(root, scope);
-  Allowed allowed = read_allowed(root, topo);
+  Allowed allowed = read_allowed(root, topo, linux_os());
   EnvLookup env = process_env();
   Placement placement = resolve(cl.request, topo, allowed, env);
 

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "os.hpp"
 #include "process_view.hpp"
 #include "show_output.hpp"
 #include "topology.hpp"
@@ -63,7 +64,7 @@ int command_show(const Args& args) {
     Topology topo = read_topology(root);
     views = find_pinned(root, nodes, [&](pid_t pid) -> std::optional<CpuSet> {
       try {
-        return read_allowed(root, topo, std::to_string(pid)).cpus;
+        return read_allowed(root, topo, linux_os(), std::to_string(pid)).cpus;
       } catch (const Error&) {
         return std::nullopt;  // gone while scanned
       }

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "os.hpp"
 #include "topo_output.hpp"
 #include "topology.hpp"
 
@@ -24,7 +25,7 @@ int command_topo(const Args& args) {
   SysRoot sysroot(root);
   Topology topo = read_topology(sysroot);
   for (const auto& warning : topo.warnings) print_warning(warning);
-  Allowed allowed = read_allowed(sysroot, topo);
+  Allowed allowed = read_allowed(sysroot, topo, linux_os());
   std::string out = json ? topo_json(topo, allowed) : topo_text(topo, allowed);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return k_exit_ok;

@@ -24,6 +24,7 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "os.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
 #include "topology.hpp"
@@ -177,7 +178,8 @@ int command_watch(const Args& args) {
   LevelMap levels(topo);
   raise_open_files();
   std::string why_not;
-  std::unique_ptr<MigrationEvents> events = open_migration_events(ring_pages(root, o.pids), why_not);
+  std::unique_ptr<MigrationEvents> events =
+      open_migration_events(linux_os(), ring_pages(root, o.pids), why_not);
   WatchHeader header;
   header.machine = machine_text(topo);
   header.interval = o.interval;
@@ -188,7 +190,7 @@ int command_watch(const Args& args) {
                                      "kernel.perf_event_paranoid <= 1",
                                      why_not);
   catch_stop_signals();
-  WatchTracker tracker(root, topo, events.get(), o.pids, o.threads);
+  WatchTracker tracker(root, topo, linux_os(), events.get(), o.pids, o.threads);
   auto missing = tracker.start();
   if (!o.pids.empty() && missing.size() == o.pids.size()) {
     std::string list;

@@ -4,10 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <string_view>
-
-#include "os.hpp"
 
 namespace affix {
 
@@ -41,7 +38,5 @@ int exec_lookup(const std::string& command, const char* path) {
   }
   return denied ? EACCES : ENOENT;
 }
-
-int Os::find_command(const std::string& command) { return exec_lookup(command, std::getenv("PATH")); }
 
 }  // namespace affix

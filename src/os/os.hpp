@@ -1,8 +1,9 @@
 #pragma once
-// The operating system behind a narrow interface. os_linux.cpp is the only
-// file that includes <sched.h> and <linux/mempolicy.h>; tests use the recording
-// fake in tests/fake_os.hpp. Every call returns 0 or an errno value instead of
-// throwing, so callers decide how to explain a refusal.
+// The operating system behind narrow interfaces, implemented for Linux in
+// os_linux.cpp: the only file of affix that includes <linux/mempolicy.h>,
+// and with the thread follower (thread_follow.cpp, which sets CPUs in a
+// process of its own) the only one that includes <sched.h>. Tests use the recording fakes in
+// tests/fake_os.hpp.
 
 #include <sys/types.h>
 
@@ -31,19 +32,37 @@ struct ProcessParent {
   unsigned long long start_time = 0;
 };
 
-class Os {
-public:
-  virtual ~Os() = default;
+// Each interface below is as narrow as its callers: a caller takes the ones
+// it uses, and a test's fake implements only those. Every call returns 0 or
+// an errno value instead of throwing, so callers decide how to explain a
+// refusal.
 
+// CPU affinity. Used by run (launch.cpp), pin (pin.cpp, pin_rollback.cpp),
+// the allowed set (allowed.cpp: affix's own), watch (watch_tracker.cpp) and
+// the cpu-migrations probe (perf_events.cpp).
+class AffinityOs {
+public:
+  virtual ~AffinityOs() = default;
   // sched_setaffinity / sched_getaffinity on one thread (0 = the caller).
   virtual int set_affinity(pid_t tid, const CpuSet& cpus) = 0;
   virtual int get_affinity(pid_t tid, CpuSet& out) = 0;
+};
 
+// The calling thread's memory policy. Used by run (launch.cpp) and explain.
+class MemPolicyOs {
+public:
+  virtual ~MemPolicyOs() = default;
   // set_mempolicy for the calling thread (nodes ignored for Local).
   // Preferred over several nodes is MPOL_PREFERRED_MANY.
   virtual int set_mempolicy(MemPolicy policy, const CpuSet& nodes) = 0;
   // Whether this kernel has MPOL_PREFERRED_MANY (Linux 5.15 and later).
   virtual bool has_preferred_many() = 0;
+};
+
+// Another process's pages. Used by pin --migrate (migrate.cpp).
+class PagesOs {
+public:
+  virtual ~PagesOs() = default;
   // The memory nodes the caller may use (its cpuset's Mems_allowed).
   virtual int mems_allowed(CpuSet& out) = 0;
   // migrate_pages(pid, from, to): returns 0 or errno; `not_moved` gets the
@@ -58,12 +77,18 @@ public:
   // maps alone. An empty call only checks that affix may.
   virtual int move_pages(pid_t pid, const std::vector<uint64_t>& pages, const int* nodes,
                          std::vector<int>& status) = 0;
+};
 
+// Processes and threads: their lists, parents, start times, and pidfds that
+// hold a process. Used by pin (pin.cpp, pin_rollback.cpp).
+class TaskOs {
+public:
+  virtual ~TaskOs() = default;
   // Thread IDs in /proc/PID/task, in ascending order; errno on failure
   // (ESRCH when the process is gone). `complete` is false where the
   // kernel's walk of the thread list was cut short (it ends early where the
-  // thread it stands on exits, and resumes by position: see LinuxOs), so
-  // that a thread that existed all along may be missing.
+  // thread it stands on exits, and resumes by position: see os_linux.cpp),
+  // so that a thread that existed all along may be missing.
   virtual int list_threads(pid_t pid, std::vector<pid_t>& out, bool& complete) = 0;
   // The number of threads of process `pid` (field 20 of its leader's
   // /proc/PID/task/PID/stat: the kernel's count, which changes together with
@@ -93,14 +118,27 @@ public:
   // Start time of a process or thread (field 22 of /proc/ID/stat), nullopt
   // where gone.
   virtual std::optional<unsigned long long> start_time(pid_t id) = 0;
-  // A monotonic clock, and a sleep on it.
+};
+
+// A monotonic clock, and a sleep on it. Used by pin (pin.cpp).
+class Clock {
+public:
+  virtual ~Clock() = default;
   virtual uint64_t now_ms() = 0;
   virtual void sleep_ms(unsigned ms) = 0;
+};
+
+// Starting the command: its environment, its thread follower and its exec.
+// Used by run (launch.cpp).
+class ExecOs {
+public:
+  virtual ~ExecOs() = default;
   // execvp; returns only on failure, with errno.
   virtual int exec(const std::vector<std::string>& argv) = 0;
   // What exec would find for argv[0] without executing it: 0, or the errno
-  // exec would fail with (exec_lookup.hpp; run --dry-run).
-  virtual int find_command(const std::string& command);
+  // exec would fail with (exec_lookup() under this process's PATH; run
+  // --dry-run).
+  virtual int find_command(const std::string& command) = 0;
   // run --spread: start the helper that follows the calling process's thread
   // creation (thread_follow.hpp) and gives the k-th new thread
   // cpus[(k / per_cpu) % cpus.size()]. Returns 0 once it is attached (exec
@@ -110,6 +148,13 @@ public:
                              const char*& call) = 0;
   // setenv (overwrite).
   virtual void set_env(const std::string& name, const std::string& value) = 0;
+};
+
+// What affix itself may do. Used where another process refuses a move (pin,
+// migrate: eperm_hint).
+class CapabilityOs {
+public:
+  virtual ~CapabilityOs() = default;
   // Whether affix itself holds CAP_SYS_NICE (CapEff in /proc/self/status):
   // with it, the kernel lets it move anyone's threads, so an EPERM comes from
   // a security policy (a seccomp filter, an LSM), not from ownership.
@@ -118,14 +163,25 @@ public:
 
 // The hint for an EPERM from sched_setaffinity or migrate_pages on another
 // process.
-inline const char* eperm_hint(Os& os) {
+inline const char* eperm_hint(CapabilityOs& os) {
   return os.has_cap_sys_nice()
              ? "affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a "
                "security module (as in a container)"
              : "moving another user's process needs CAP_SYS_NICE";
 }
 
-// The real one.
-Os& linux_os();
+// The real kernel: one object behind every interface above (os_linux.cpp).
+// The commands (src/cli) hold it and pass each caller the parts it uses.
+class LinuxOs : public AffinityOs,
+                public MemPolicyOs,
+                public PagesOs,
+                public TaskOs,
+                public Clock,
+                public ExecOs,
+                public CapabilityOs {
+protected:
+  LinuxOs() = default;
+};
+LinuxOs& linux_os();
 
 }  // namespace affix

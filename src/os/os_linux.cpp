@@ -1,4 +1,7 @@
-// The only file that talks to the kernel's scheduler and memory-policy calls.
+// LinuxOs (os.hpp): every interface of the os layer on the kernel itself.
+// The only file that makes the kernel's memory-policy calls, and with the
+// thread follower (thread_follow.cpp) the only one that makes its scheduler
+// calls.
 // The memory calls are made with syscall(2) and the kernel's own
 // <linux/mempolicy.h>, not through libnuma: linking libnuma's numaif.h
 // wrappers links its constructor, which reads /proc and every node's sysfs
@@ -17,12 +20,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "diag.hpp"
+#include "exec_lookup.hpp"
 #include "os.hpp"
 #include "proc.hpp"
 #include "thread_follow.hpp"
@@ -87,7 +92,7 @@ int read_task_stat(pid_t pid, pid_t tid, StatLine& out) {
   return 0;
 }
 
-class LinuxOs final : public Os {
+class KernelOs final : public LinuxOs {
 public:
   int set_affinity(pid_t tid, const CpuSet& cpus) override {
     // The kernel reads as many bytes as it is given, up to its own size, and
@@ -328,6 +333,8 @@ public:
     return errno;
   }
 
+  int find_command(const std::string& command) override { return exec_lookup(command, std::getenv("PATH")); }
+
   bool has_cap_sys_nice() override {
     if (m_caps < 0) {
       std::optional<StatusInfo> status;
@@ -406,8 +413,8 @@ private:
 
 }  // namespace
 
-Os& linux_os() {
-  static LinuxOs os;
+LinuxOs& linux_os() {
+  static KernelOs os;
   return os;
 }
 

@@ -1,11 +1,10 @@
 // The cpu-migrations event of perf_event_open, per thread, each with its own
 // mmap'd ring (see perf_events.hpp). The only file that calls
 // perf_event_open. The probe's thread moves itself between two of affix's
-// own CPUs, so this file sets affinity too.
+// own CPUs through the AffinityOs it is given (os.hpp).
 #include "perf_events.hpp"
 
 #include <linux/perf_event.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -16,12 +15,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "os.hpp"
 #include "sysroot.hpp"
 
 namespace affix {
@@ -61,11 +60,17 @@ int perf_open(pid_t tid, unsigned ring_pages) {
   return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
+// The first word of /proc/sys/kernel/perf_event_paranoid, or "unknown".
 std::string paranoid_level() {
-  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
-  std::string level;
-  if (!(in >> level)) return "unknown";
-  return level;
+  std::optional<std::string> text;
+  try {
+    text = SysRoot().read("proc/sys/kernel/perf_event_paranoid");
+  } catch (const std::exception&) {
+  }
+  std::string_view level = text ? trim_space(*text) : std::string_view();
+  level = level.substr(0, level.find_first_of(" \t\n"));
+  if (level.empty()) return "unknown";
+  return std::string(level);
 }
 
 // Copies everything between the ring's tail and head into `out`.
@@ -204,11 +209,8 @@ private:
   std::unordered_map<pid_t, Ring> m_rings;
 };
 
-bool move_self_to(unsigned cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return sched_setaffinity(0, sizeof set, &set) == 0;
+bool move_self_to(AffinityOs& affinity, unsigned cpu) {
+  return affinity.set_affinity(0, CpuSet::range(cpu, cpu)) == 0;
 }
 
 // A little CPU time on the calling thread: it runs, so an event open on it
@@ -226,14 +228,12 @@ void spin_a_moment() {
 // the event must still open and, while the thread runs, be read back with a
 // running time (a live event); else the counts are sampled. Returns "" where
 // the events may be used, else why not.
-std::string probe(LinuxMigrationEvents& events) {
-  cpu_set_t mine;
+std::string probe(AffinityOs& affinity, LinuxMigrationEvents& events) {
+  CpuSet mine;
   int a = -1, b = -1;
-  if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
-    for (int cpu = 0; cpu < CPU_SETSIZE && b < 0; ++cpu) {
-      if (!CPU_ISSET(cpu, &mine)) continue;
-      (a < 0 ? a : b) = cpu;
-    }
+  if (affinity.get_affinity(0, mine) == 0 && !mine.empty()) {
+    a = static_cast<int>(mine.first());
+    if (auto next = mine.next(mine.first())) b = static_cast<int>(*next);
   }
   std::atomic<pid_t> tid{0};
   std::atomic<int> stage{0};  // 0 wait, 1 move, 2 moved, 3 could not move
@@ -241,7 +241,8 @@ std::string probe(LinuxMigrationEvents& events) {
     tid = static_cast<pid_t>(syscall(SYS_gettid));
     tid.notify_one();
     stage.wait(0);
-    bool moved = b >= 0 && move_self_to(static_cast<unsigned>(a)) && move_self_to(static_cast<unsigned>(b));
+    bool moved = b >= 0 && move_self_to(affinity, static_cast<unsigned>(a)) &&
+                 move_self_to(affinity, static_cast<unsigned>(b));
     spin_a_moment();
     stage = moved ? 2 : 3;
   });
@@ -274,13 +275,14 @@ uint64_t monotonic_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-std::unique_ptr<MigrationEvents> open_migration_events(unsigned ring_pages, std::string& why_not) {
+std::unique_ptr<MigrationEvents> open_migration_events(AffinityOs& affinity, unsigned ring_pages,
+                                                       std::string& why_not) {
   auto events = std::make_unique<LinuxMigrationEvents>(ring_pages);
   if (!events->usable()) {
     why_not = fmt::format("epoll_create1: {}", std::strerror(errno));
     return nullptr;
   }
-  why_not = probe(*events);
+  why_not = probe(affinity, *events);
   if (!why_not.empty()) return nullptr;
   return events;
 }

@@ -21,6 +21,8 @@
 
 namespace affix {
 
+class AffinityOs;  // os.hpp
+
 struct MigrationSample {
   uint64_t time_ns = 0;  // perf's clock (local_clock), increasing per thread
   unsigned cpu = 0;      // the CPU the thread moved to (and runs on)
@@ -63,14 +65,16 @@ public:
 };
 
 // The real events. Probes first: opens the event on a thread of affix's own
-// that moves between two CPUs it may use, and checks that the kernel counted
+// that moves between two CPUs it may use (through `affinity`: the caller's
+// list, then the thread's moves), and checks that the kernel counted
 // the move (an event that opens but counts nothing is refused as well);
 // where affix may use one CPU only, that the event opens and runs (it is
 // read back with a running time). Returns nullptr, with the reason in
 // `why_not`, where the kernel refuses ("perf_event_open: Permission denied
 // (kernel.perf_event_paranoid = 2)"), counts nothing or never runs.
 // `ring_pages`: data pages per thread (a power of two).
-std::unique_ptr<MigrationEvents> open_migration_events(unsigned ring_pages, std::string& why_not);
+std::unique_ptr<MigrationEvents> open_migration_events(AffinityOs& affinity, unsigned ring_pages,
+                                                       std::string& why_not);
 
 // CLOCK_MONOTONIC in nanoseconds.
 uint64_t monotonic_ns();

@@ -1,6 +1,7 @@
 // The follower of run --spread (thread_follow.hpp). OS-level: with
-// os_linux.cpp, the only file that calls the kernel directly; the only one
-// that includes <sys/ptrace.h>.
+// os_linux.cpp, the only file that makes the kernel's scheduler calls (the
+// follower sets the new threads' CPUs from a process of its own); the only
+// one that includes <sys/ptrace.h>.
 #include "thread_follow.hpp"
 
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 // command's thread creation with ptrace and gives each new thread its CPU
 // before it runs its first instruction. OS-level code: thread_follow.cpp is
 // the only file that includes <sys/ptrace.h>; the rest of affix reaches it
-// through Os::follow_threads (os.hpp).
+// through ExecOs::follow_threads (os.hpp).
 //
 // The mechanism (the man page's "SPREADING THREADS AT LAUNCH" says why):
 // affix (P) forks H, H forks the follower G and exits, P reaps H, so G is

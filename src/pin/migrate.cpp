@@ -41,7 +41,7 @@ std::string plural(unsigned long long n, const char* word) {
 
 // Throws for an errno of migrate_pages or move_pages; true where the
 // process is gone.
-bool refused(Os& os, const SysRoot& root, pid_t pid, const CpuSet& to, int err) {
+bool refused(CapabilityOs& os, const SysRoot& root, pid_t pid, const CpuSet& to, int err) {
   if (err == 0) return false;
   if (err == ESRCH) return true;
   if (err == EPERM) {
@@ -70,7 +70,7 @@ bool refused(Os& os, const SysRoot& root, pid_t pid, const CpuSet& to, int err) 
 // Interleave: where every present page is, in address order (the mappings
 // numa_maps counts pages in; a mapping's pages are looked for until as many
 // as it counts are found), and where each goes.
-void plan_interleave(Os& os, const SysRoot& root, MigratePlan& plan,
+void plan_interleave(MigrateOs os, const SysRoot& root, MigratePlan& plan,
                      const std::vector<NumaMapping>& mappings) {
   auto ranges = read_maps(root, plan.pid);
   if (!ranges) {
@@ -93,8 +93,8 @@ void plan_interleave(Os& os, const SysRoot& root, MigratePlan& plan,
     for (uint64_t a = range->start; a < range->end && found < counted;) {
       chunk.clear();
       for (; a < range->end && chunk.size() < k_query_chunk; a += step) chunk.push_back(a);
-      int err = os.move_pages(plan.pid, chunk, nullptr, status);
-      if (refused(os, root, plan.pid, plan.to, err)) {
+      int err = os.pages.move_pages(plan.pid, chunk, nullptr, status);
+      if (refused(os.caps, root, plan.pid, plan.to, err)) {
         plan.exited = true;
         return;
       }
@@ -114,7 +114,7 @@ void plan_interleave(Os& os, const SysRoot& root, MigratePlan& plan,
 
 }  // namespace
 
-void check_own_nodes(Os& os, const CpuSet& to) {
+void check_own_nodes(PagesOs& os, const CpuSet& to) {
   CpuSet mine;
   if (os.mems_allowed(mine) != 0 || mine.empty()) return;  // unknown: the kernel decides
   CpuSet outside = to - mine;
@@ -125,7 +125,7 @@ void check_own_nodes(Os& os, const CpuSet& to) {
               "the kernel moves pages only to nodes its caller may use; run affix in a cpuset that has them");
 }
 
-MigratePlan plan_migration(Os& os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
+MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
                            const CpuSet& nodes) {
   MigratePlan plan;
   plan.pid = pid;
@@ -147,9 +147,9 @@ MigratePlan plan_migration(Os& os, const SysRoot& root, pid_t pid, MemPolicy pol
   // May affix move them? An empty call checks without moving anything.
   std::vector<int> status;
   long not_moved = 0;
-  int err = policy == MemPolicy::Interleave ? os.move_pages(pid, {}, nullptr, status)
-                                            : os.migrate_pages(pid, CpuSet(), to, not_moved);
-  if (refused(os, root, pid, to, err)) {
+  int err = policy == MemPolicy::Interleave ? os.pages.move_pages(pid, {}, nullptr, status)
+                                            : os.pages.migrate_pages(pid, CpuSet(), to, not_moved);
+  if (refused(os.caps, root, pid, to, err)) {
     plan.exited = true;
     return plan;
   }
@@ -165,7 +165,7 @@ MigratePlan plan_migration(Os& os, const SysRoot& root, pid_t pid, MemPolicy pol
   return plan;
 }
 
-MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan) {
+MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan) {
   MigrateResult r;
   r.pid = plan.pid;
   r.before = plan.before;
@@ -175,8 +175,8 @@ MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan) {
   if (r.interleave) {
     std::vector<int> status;
     if (!plan.pages.empty()) {
-      int err = os.move_pages(plan.pid, plan.pages, plan.nodes.data(), status);
-      if (refused(os, root, plan.pid, plan.to, err)) {
+      int err = os.pages.move_pages(plan.pid, plan.pages, plan.nodes.data(), status);
+      if (refused(os.caps, root, plan.pid, plan.to, err)) {
         r.exited = true;
         return r;
       }
@@ -194,8 +194,8 @@ MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan) {
   }
   r.nothing_to_move = plan.from.empty();
   if (!r.nothing_to_move) {
-    int err = os.migrate_pages(plan.pid, plan.from, plan.to, r.not_moved);
-    if (refused(os, root, plan.pid, plan.to, err)) {
+    int err = os.pages.migrate_pages(plan.pid, plan.from, plan.to, r.not_moved);
+    if (refused(os.caps, root, plan.pid, plan.to, err)) {
       r.exited = true;
       return r;
     }
@@ -243,7 +243,7 @@ std::vector<std::string> own_policy_warnings(const MigratePlan& p) {
   return out;
 }
 
-MigrateOutput migrate_all(Os& os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
+MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
                           const CpuSet& nodes, bool dry_run) {
   MigrateOutput out;
   // A target the pin no longer holds exited: what was read of it may be

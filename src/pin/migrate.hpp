@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -54,22 +55,35 @@ struct MigrateResult {
 // Throws Error(Resolution) naming the nodes of `to` outside the memory
 // nodes affix itself may use: the kernel would leave pages meant for them
 // where they are (migrate_pages drops such nodes without a word).
-void check_own_nodes(Os& os, const CpuSet& to);
+void check_own_nodes(PagesOs& os, const CpuSet& to);
+
+// What a migration asks of the operating system: the pages, and (to explain
+// an EPERM) affix's own capability.
+struct MigrateOs {
+  PagesOs& pages;
+  CapabilityOs& caps;
+  MigrateOs(PagesOs& p, CapabilityOs& c) : pages(p), caps(c) {}
+  // One object that is both (linux_os(), a test's fake).
+  template <class All>
+    requires std::derived_from<All, PagesOs> && std::derived_from<All, CapabilityOs>
+  MigrateOs(All& all) : pages(all), caps(all) {}
+};
 
 // Reads where the pages are and checks that affix may move them (an empty
 // call of migrate_pages or move_pages). Throws Error(Runtime) where it may
 // not; changes nothing. `nodes`: every node of the machine.
-MigratePlan plan_migration(Os& os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
+MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
                            const CpuSet& nodes);
 
 // Moves the pages of a plan. Throws Error(Runtime) where the kernel refuses.
-MigrateResult migrate(Os& os, const SysRoot& root, const MigratePlan& plan);
+MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan);
 
 // "4242: moved 120 pages\n  pages per node before: 0:1200 1:7\n  ... after: ..."
 std::string format_migrate(const MigrateResult& result);
 // --dry-run: "4242: would move 120 pages (from node 0:120; to nodes 1)\n..."
 std::string format_plan(const MigratePlan& plan);
-// The warnings of cli.md for the plan's own_policies, one per policy.
+// One warning for each of the plan's own_policies: a policy the process set
+// itself still sends its new allocations to those nodes.
 std::vector<std::string> own_policy_warnings(const MigratePlan& plan);
 
 // pin --migrate over every process of a pin: plans them all (so that one
@@ -91,7 +105,7 @@ struct MigrateOutput {
   std::string text;                   // the reports (format_migrate / format_plan)
   std::vector<std::string> warnings;  // own_policy_warnings of every target
 };
-MigrateOutput migrate_all(Os& os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
+MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
                           const CpuSet& nodes, bool dry_run);
 
 }  // namespace affix

@@ -30,7 +30,7 @@ std::optional<StatLine> thread_stat(const SysRoot& proc, pid_t pid, pid_t tid) {
 
 constexpr unsigned k_listings = 3;  // listings of one pass that disagree with the count
 
-Identity held_identity(Os& os, pid_t id, int pidfd, unsigned long long start_time) {
+Identity held_identity(TaskOs& os, pid_t id, int pidfd, unsigned long long start_time) {
   // A pidfd that is not readable: the process has not exited, so its PID
   // is still its own.
   if (pidfd >= 0 && os.pidfd_alive(pidfd)) return Identity::Same;
@@ -66,7 +66,7 @@ struct PassResult {
 
 class Engine {
 public:
-  Engine(Os& os, const SysRoot& proc, const PinOptions& options)
+  Engine(PinOs os, const SysRoot& proc, const PinOptions& options)
     : m_os(os), m_proc(proc), m_options(options) {}
   ~Engine() { close_all(); }
 
@@ -107,9 +107,9 @@ public:
   //   Threads that exited before t are not counted: short-lived threads
   //   coming and going do not keep this proof from holding.
   // - by a listing, where the kernel walked the whole thread list (see
-  //   Os::list_threads): every thread alive when the walk ended is listed.
+  //   TaskOs::list_threads): every thread alive when the walk ended is listed.
   //   Call a thread verified when affix read it on its list after it had
-  //   run (Os::has_run): its creation was complete, so its list can change
+  //   run (TaskOs::has_run): its creation was complete, so its list can change
   //   no more except by sched_setaffinity. (Until then the kernel may still
   //   give it its creator's current list: cpuset_fork.) Where every listed
   //   thread is verified, read in this pass or before, every thread at the
@@ -134,11 +134,11 @@ public:
   // first; one held inside the kernel longer keeps the old list. The man
   // page states this limit.
   PinReport run() {
-    const uint64_t start = m_os.now_ms();
+    const uint64_t start = m_os.clock.now_ms();
     unsigned passes = 0;
     for (;;) {
       ++passes;
-      if (m_os.now_ms() - start > m_options.limit_ms) {
+      if (m_os.clock.now_ms() - start > m_options.limit_ms) {
         fail(fmt::format("the threads of process {} kept changing for {:g} s", m_unsettled,
                          m_options.limit_ms / 1000.0),
              {});
@@ -159,7 +159,7 @@ public:
         }
       }
       if (m_options.dry_run ? !found : proven && !changed && !found) break;
-      if (changed) m_os.sleep_ms(m_churn ? m_options.busy_settle_ms : m_options.settle_ms);
+      if (changed) m_os.clock.sleep_ms(m_churn ? m_options.busy_settle_ms : m_options.settle_ms);
     }
     PinReport report = snapshot();
     report.passes = passes;
@@ -180,7 +180,7 @@ private:
       count = 1;
     } else {
       unsigned n = 0;
-      if (!p.need_list && m_os.thread_count(p.id, n) == 0) {
+      if (!p.need_list && m_os.tasks.thread_count(p.id, n) == 0) {
         count = n;
       } else if (!list(p, count, complete)) {
         settle_identity(p);
@@ -222,8 +222,8 @@ private:
   // Reads one thread's list and sets it where it is not the thread's own.
   // With `verify`, a thread not verified yet is checked to have run first.
   void visit(Proc& p, ThreadMove& t, Tally& tally, PassResult& result, bool verify) {
-    const bool ran = verify && !t.verified && m_os.has_run(p.id, t.tid);
-    int err = m_os.get_affinity(t.tid, m_current);
+    const bool ran = verify && !t.verified && m_os.tasks.has_run(p.id, t.tid);
+    int err = m_os.affinity.get_affinity(t.tid, m_current);
     if (err == ESRCH) {
       mark_gone(t);
       return;
@@ -245,8 +245,9 @@ private:
       fail_thread(p, t.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
                   "does the program pin its own threads?");
     }
-    err = m_os.set_affinity(t.tid, t.want);
-    if (err == 0) err = m_os.get_affinity(t.tid, m_accepted);  // the kernel keeps what its cpuset allows
+    err = m_os.affinity.set_affinity(t.tid, t.want);
+    // The kernel keeps what its cpuset allows.
+    if (err == 0) err = m_os.affinity.get_affinity(t.tid, m_accepted);
     if (err == ESRCH) {
       mark_gone(t);
       --tally.answered;
@@ -284,11 +285,11 @@ private:
   // nothing and the next one lists again). False where the process is gone.
   bool list(Proc& p, std::optional<size_t>& count, bool& complete) {
     for (unsigned attempt = 1;; ++attempt) {
-      int err = m_os.list_threads(p.id, m_tids, complete);
+      int err = m_os.tasks.list_threads(p.id, m_tids, complete);
       if (err == ESRCH || (err == 0 && m_tids.empty())) return false;
       if (err != 0) fail(fmt::format("cannot list the threads of process {}: {}", p.id, errno_text(err)), {});
       unsigned n = 0;
-      if (m_os.thread_count(p.id, n) != 0) {
+      if (m_os.tasks.thread_count(p.id, n) != 0) {
         count = m_tids.size();  // no count to check it against: the listing stands
         break;
       }
@@ -362,7 +363,8 @@ private:
     }
     bool found = false;
     for (size_t q = 0; q < queue.size(); ++q) {
-      if (!list_tree_children(m_os, m_procs[queue[q]].id, m_children)) return scan_all(target, tree) || found;
+      if (!list_tree_children(m_os.tasks, m_procs[queue[q]].id, m_children))
+        return scan_all(target, tree) || found;
       for (const auto& [tid, child] : m_children) {
         if (!tree.insert(child).second || find(child, false)) continue;
         if (hold_child(target, child, tree)) {
@@ -377,7 +379,7 @@ private:
   // The same from every process's parent in /proc: /proc lists processes
   // in PID order, so one that exists during the whole scan is found.
   bool scan_all(size_t target, std::set<pid_t>& tree) {
-    int err = m_os.list_processes(m_entries);
+    int err = m_os.tasks.list_processes(m_entries);
     if (err != 0) fail(fmt::format("cannot read the list of processes in /proc: {}", errno_text(err)), {});
     bool found = false;
     for (bool grew = true; grew;) {  // to the grandchildren and beyond
@@ -400,10 +402,10 @@ private:
     p.target = target;
     p.id = pid;
     p.move.pid = pid;
-    int fd = m_os.pidfd_open(pid);
-    auto info = m_os.process_parent(pid);  // after the pidfd: then the pidfd is of this process
+    int fd = m_os.tasks.pidfd_open(pid);
+    auto info = m_os.tasks.process_parent(pid);  // after the pidfd: then the pidfd is of this process
     if (!info || !tree.count(info->ppid)) {
-      if (fd >= 0) m_os.close_fd(fd);
+      if (fd >= 0) m_os.tasks.close_fd(fd);
       return false;
     }
     p.pidfd = fd >= 0 ? fd : -1;
@@ -420,7 +422,7 @@ private:
     p.move.pid = id;
     p.need_list = !thread_only;
     if (!thread_only) {
-      int fd = m_os.pidfd_open(id);
+      int fd = m_os.tasks.pidfd_open(id);
       if (fd == -ESRCH) throw Error(ErrorKind::Runtime, fmt::format("no such process: {}", id));
       p.pidfd = fd >= 0 ? fd : -1;
       m_procs.push_back(p);  // closed by close_all from here on
@@ -435,7 +437,7 @@ private:
       if (auto st = status_of(id); st && st->tgid > 0) p.move.pid = st->tgid;
       m_procs.push_back(p);
     }
-    auto start = m_os.start_time(id);
+    auto start = m_os.tasks.start_time(id);
     if (!start) {
       throw Error(ErrorKind::Runtime, fmt::format("no such {}: {}", thread_only ? "thread" : "process", id));
     }
@@ -467,10 +469,10 @@ private:
     return true;
   }
 
-  Identity identity(const Proc& p) { return held_identity(m_os, p.id, p.pidfd, p.start_time); }
+  Identity identity(const Proc& p) { return held_identity(m_os.tasks, p.id, p.pidfd, p.start_time); }
 
   [[noreturn]] void refuse(const Proc& p, pid_t tid, const CpuSet& cpus, int err) {
-    if (err == EPERM) fail_thread(p, tid, "permission denied", eperm_hint(m_os));
+    if (err == EPERM) fail_thread(p, tid, "permission denied", eperm_hint(m_os.caps));
     if (err == EINVAL) {
       auto st = thread_stat(m_proc, p.thread_only ? tid : p.id, tid);
       if (st && (st->flags & k_pf_no_setaffinity))
@@ -489,7 +491,7 @@ private:
 
   // Puts back what was changed, then throws.
   [[noreturn]] void fail(const std::string& what, const std::string& hint) {
-    std::string stays = m_options.dry_run ? std::string() : roll_back(m_os, snapshot());
+    std::string stays = m_options.dry_run ? std::string() : roll_back(m_os.affinity, m_os.tasks, snapshot());
     close_all();
     if (stays.empty()) throw Error(ErrorKind::Runtime, what + "; nothing was changed", hint);
     throw Error(ErrorKind::Runtime, what + "; not every thread was put back",
@@ -533,20 +535,20 @@ private:
       if (p.pidfd >= 0) fds->push_back(p.pidfd);
       p.pidfd = -1;
     }
-    Os* os = &m_os;
-    return std::shared_ptr<void>(nullptr, [os, fds](void*) {
-      for (int fd : *fds) os->close_fd(fd);
+    TaskOs* tasks = &m_os.tasks;
+    return std::shared_ptr<void>(nullptr, [tasks, fds](void*) {
+      for (int fd : *fds) tasks->close_fd(fd);
     });
   }
 
   void close_all() {
     for (auto& p : m_procs) {
-      if (p.pidfd >= 0) m_os.close_fd(p.pidfd);
+      if (p.pidfd >= 0) m_os.tasks.close_fd(p.pidfd);
       p.pidfd = -1;
     }
   }
 
-  Os& m_os;
+  PinOs m_os;
   const SysRoot& m_proc;
   PinOptions m_options;
   std::vector<Target> m_targets;
@@ -562,16 +564,18 @@ private:
 
 }  // namespace
 
-PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>& requests,
+PinReport pin_threads(PinOs os, const SysRoot& proc, const std::vector<PinRequest>& requests,
                       const PinResolver& resolve, const PinOptions& options) {
   Engine engine(os, proc, options);
   engine.open(requests, resolve);
   return engine.run();
 }
 
-Identity identity_of(Os& os, const ProcessMove& p) { return held_identity(os, p.pid, p.pidfd, p.start_time); }
+Identity identity_of(TaskOs& os, const ProcessMove& p) {
+  return held_identity(os, p.pid, p.pidfd, p.start_time);
+}
 
-bool list_tree_children(Os& os, pid_t pid, std::vector<std::pair<pid_t, pid_t>>& out) {
+bool list_tree_children(TaskOs& os, pid_t pid, std::vector<std::pair<pid_t, pid_t>>& out) {
   out.clear();
   std::vector<pid_t> tids, children;
   bool complete = false;

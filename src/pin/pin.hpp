@@ -4,7 +4,7 @@
 // all. One path: list, move, confirm; the proof that no thread is left
 // behind is the comment above Engine::run in pin.cpp.
 //
-// The order is fixed (cli.md "Guarantees"): each target is held first (its
+// The order is fixed (affix(1), GUARANTEES): each target is held first (its
 // pidfd opened, or its start time read where the kernel has no pidfd), then
 // the caller's resolver reads what it needs of /proc, then the target's
 // identity is checked again, and again before every pass that can change
@@ -17,6 +17,7 @@
 
 #include <sys/types.h>
 
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -108,19 +109,35 @@ struct PinReport {
 enum class Identity { Same, Gone, Reused };
 // Whether a process of a pin is still the one it held: by its pidfd (not
 // readable: alive, so its PID is its own), else by its start time.
-Identity identity_of(Os& os, const ProcessMove& p);
+Identity identity_of(TaskOs& os, const ProcessMove& p);
 
 // With --tree: the children of every thread of process `pid`, as (thread,
 // child) pairs. False where a listing may have skipped a child that
-// existed all along (Os::list_children), or a thread exited while they
+// existed all along (TaskOs::list_children), or a thread exited while they
 // were read (its children go to another thread, perhaps one read before).
-bool list_tree_children(Os& os, pid_t pid, std::vector<std::pair<pid_t, pid_t>>& out);
+bool list_tree_children(TaskOs& os, pid_t pid, std::vector<std::pair<pid_t, pid_t>>& out);
 
 // Throws Error(Runtime) "no such process: ID" (or thread) before anything
 // is changed; Error(Usage) where a PID names a thread that is not its
 // process's main thread; Error(Runtime) after rolling back on any failure.
 // `proc` is read for a thread's process (Tgid) and to explain a refusal.
-PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>& requests,
+// What the pin engine asks of the operating system: the threads' lists,
+// the processes and their pidfds, a clock for its settling and time limit,
+// and (to explain an EPERM) affix's own capability.
+struct PinOs {
+  AffinityOs& affinity;
+  TaskOs& tasks;
+  Clock& clock;
+  CapabilityOs& caps;
+  PinOs(AffinityOs& a, TaskOs& t, Clock& c, CapabilityOs& k) : affinity(a), tasks(t), clock(c), caps(k) {}
+  // One object that is all four (linux_os(), a test's fake).
+  template <class All>
+    requires std::derived_from<All, AffinityOs> && std::derived_from<All, TaskOs> &&
+             std::derived_from<All, Clock> && std::derived_from<All, CapabilityOs>
+  PinOs(All& all) : affinity(all), tasks(all), clock(all), caps(all) {}
+};
+
+PinReport pin_threads(PinOs os, const SysRoot& proc, const std::vector<PinRequest>& requests,
                       const PinResolver& resolve, const PinOptions& options = {});
 
 // Puts back every thread of a finished pin that affix changed (for a failure
@@ -131,7 +148,7 @@ PinReport pin_threads(Os& os, const SysRoot& proc, const std::vector<PinRequest>
 // report still holds (identity_of) and on TIDs they still list. Returns
 // what stays where, as one text ("thread 12 stays on CPUs 1 (...)";
 // "threads 13-15 ..."; "process 40 stays ..."), empty where all is back.
-std::string roll_back(Os& os, const PinReport& report);
+std::string roll_back(AffinityOs& affinity, TaskOs& tasks, const PinReport& report);
 
 // "12 (worker)" for messages: the thread's comm from /proc, escaped with
 // printable(); the bare ID where it cannot be read.

@@ -60,9 +60,9 @@ struct Forked {
 
 class RollBack {
 public:
-  explicit RollBack(Os& os) : m_os(os) {}
+  RollBack(AffinityOs& affinity, TaskOs& tasks) : m_affinity(affinity), m_tasks(tasks) {}
   ~RollBack() {
-    for (int fd : m_fds) m_os.close_fd(fd);
+    for (int fd : m_fds) m_tasks.close_fd(fd);
   }
 
   std::string run(const PinReport& report) {
@@ -95,8 +95,8 @@ public:
 private:
   // The process the move held? For --tid, the thread by its start time.
   bool same(const TargetReport& target, const ProcessMove& p) {
-    if (target.request.scope != PinScope::Thread) return identity_of(m_os, p) == Identity::Same;
-    auto start = m_os.start_time(target.request.id);
+    if (target.request.scope != PinScope::Thread) return identity_of(m_tasks, p) == Identity::Same;
+    auto start = m_tasks.start_time(target.request.id);
     return start && *start == p.start_time;
   }
 
@@ -104,7 +104,7 @@ private:
     const bool thread_only = target.request.scope == PinScope::Thread;
     // A TID the process no longer lists is gone, or another's by now.
     bool complete = false;
-    bool check = !thread_only && m_os.list_threads(p.pid, m_tids, complete) == 0 && complete;
+    bool check = !thread_only && m_tasks.list_threads(p.pid, m_tids, complete) == 0 && complete;
     for (const auto& t : p.threads) {
       if (t.gone || (check && !listed(m_tids, t.tid))) continue;
       if (t.changed) put_back(t.tid, t.after, t.restore, true);
@@ -112,10 +112,10 @@ private:
     }
     // Threads created since the last listing, from a creator affix had
     // moved: on one of the lists affix set (with --spread, several).
-    if (thread_only || m_os.list_threads(p.pid, m_tids, complete) != 0) return;
+    if (thread_only || m_tasks.list_threads(p.pid, m_tids, complete) != 0) return;
     std::vector<CpuSet> lists = afters(p);
     for (pid_t tid : m_tids) {
-      if (find_thread(p, tid) || m_os.get_affinity(tid, m_current) != 0) continue;
+      if (find_thread(p, tid) || m_affinity.get_affinity(tid, m_current) != 0) continue;
       if (std::find(lists.begin(), lists.end(), m_current) == lists.end()) continue;
       put_back(tid, m_current, p.common_before, false);
     }
@@ -125,7 +125,7 @@ private:
   // False where it stays (and says why).
   bool put_back(pid_t tid, const CpuSet& after, const std::optional<CpuSet>& restore, bool read,
                 bool forked = false) {
-    int err = read ? m_os.get_affinity(tid, m_current) : 0;
+    int err = read ? m_affinity.get_affinity(tid, m_current) : 0;
     if (err == ESRCH) return true;
     if (err != 0) {
       m_stays.push_back({tid, "where it is", fmt::format("its list cannot be read: {}", errno_text(err))});
@@ -141,7 +141,7 @@ private:
       if (!forked) m_stays.push_back({tid, where, "created during the move; no old list to put back"});
       return false;
     }
-    if (int e = m_os.set_affinity(tid, *restore); e != 0 && e != ESRCH) {
+    if (int e = m_affinity.set_affinity(tid, *restore); e != 0 && e != ESRCH) {
       m_stays.push_back({tid, where, fmt::format("could not be put back: {}", errno_text(e))});
       return false;
     }
@@ -153,16 +153,16 @@ private:
   // False where it is not one (gone, or none of its threads on `after`).
   bool forked(std::set<pid_t>& known, pid_t pid, pid_t parent, const CpuSet& after,
               const std::optional<CpuSet>& restore) {
-    int fd = m_os.pidfd_open(pid);
+    int fd = m_tasks.pidfd_open(pid);
     if (fd >= 0) m_fds.push_back(fd);
-    auto info = m_os.process_parent(pid);  // after the pidfd: then the pidfd is of this process
+    auto info = m_tasks.process_parent(pid);  // after the pidfd: then the pidfd is of this process
     if (!info || info->ppid != parent) return false;
     bool complete = false;
-    if (m_os.list_threads(pid, m_tids, complete) != 0) return false;
+    if (m_tasks.list_threads(pid, m_tids, complete) != 0) return false;
     std::vector<pid_t> tids = m_tids;
     bool ours = false, stays = false;
     for (pid_t tid : tids) {
-      if (m_os.get_affinity(tid, m_current) != 0 || !(m_current == after)) continue;
+      if (m_affinity.get_affinity(tid, m_current) != 0 || !(m_current == after)) continue;
       ours = true;
       stays = !put_back(tid, after, restore, false, true) || stays;
     }
@@ -178,10 +178,10 @@ private:
   // to be whole, every process of /proc whose parent it is.
   std::vector<std::pair<pid_t, pid_t>> children(pid_t pid) {
     std::vector<std::pair<pid_t, pid_t>> out;
-    if (list_tree_children(m_os, pid, out)) return out;
+    if (list_tree_children(m_tasks, pid, out)) return out;
     out.clear();
     std::vector<ProcessParent> all;
-    if (m_os.list_processes(all) == 0)
+    if (m_tasks.list_processes(all) == 0)
       for (const auto& e : all)
         if (e.ppid == pid) out.emplace_back(0, e.pid);
     return out;
@@ -202,7 +202,8 @@ private:
     return out;
   }
 
-  Os& m_os;
+  AffinityOs& m_affinity;
+  TaskOs& m_tasks;
   std::vector<Stay> m_stays;
   std::vector<int> m_fds;  // the pidfds of forked processes, held to the end
   std::vector<pid_t> m_tids;
@@ -211,6 +212,8 @@ private:
 
 }  // namespace
 
-std::string roll_back(Os& os, const PinReport& report) { return RollBack(os).run(report); }
+std::string roll_back(AffinityOs& affinity, TaskOs& tasks, const PinReport& report) {
+  return RollBack(affinity, tasks).run(report);
+}
 
 }  // namespace affix

@@ -24,7 +24,7 @@ std::string policy_text(const Placement& p) {
 
 // Preferring several nodes needs MPOL_PREFERRED_MANY (Linux 5.15); where the
 // kernel lacks it, the run fails before anything is set, and so does a dry run.
-void check_kernel_has(Os& os, const Placement& p) {
+void check_kernel_has(MemPolicyOs& os, const Placement& p) {
   if (!p.mem_policy || *p.mem_policy != MemPolicy::Preferred || p.mem_nodes.count() < 2) return;
   if (os.has_preferred_many()) return;
   throw Error(ErrorKind::Runtime,
@@ -137,16 +137,16 @@ ExecFailure exec_failure(const std::string& command, int error,
           {}};
 }
 
-int launch(Os& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
+int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
            LaunchOutput& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
-  check_kernel_has(os, placement);
+  check_kernel_has(os.mem_policy, placement);
   if (!placement.widening.empty()) {
     err.write(format_warning(placement.widening));
   }
   if (request.dry_run) {
     out.write(lines_text(describe_launch(placement, request, true)));
-    if (int e = os.find_command(request.argv[0])) {
+    if (int e = os.exec.find_command(request.argv[0])) {
       ExecFailure f = exec_failure(request.argv[0], e, request.option_hint);
       err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
       return f.status;
@@ -157,7 +157,7 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, Lau
     err.write(lines_text(describe_launch(placement, request, false)));
   }
   if (placement.mem_policy) {
-    if (int e = os.set_mempolicy(*placement.mem_policy, placement.mem_nodes)) {
+    if (int e = os.mem_policy.set_mempolicy(*placement.mem_policy, placement.mem_nodes)) {
       // set_mempolicy on the calling thread fails with EPERM only when a
       // seccomp filter refuses it (Docker's default profile without
       // CAP_SYS_NICE does).
@@ -172,7 +172,7 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, Lau
                                                   policy_text(placement), std::strerror(e)));
     }
   }
-  if (int e = os.set_affinity(0, placement.cpus))
+  if (int e = os.affinity.set_affinity(0, placement.cpus))
     throw Error(ErrorKind::Runtime,
                 fmt::format("cannot bind to CPUs {}: {}", format_cpulist(placement.cpus),
                             std::strerror(e)),
@@ -180,10 +180,10 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, Lau
                 : e == EPERM ? "sched_setaffinity is refused by a seccomp filter or security "
                                "policy (container policy)"
                              : "");
-  for (auto& [name, value] : request.env) os.set_env(name, value);
+  for (auto& [name, value] : request.env) os.exec.set_env(name, value);
   if (request.spread) {
     const char* call = "ptrace";
-    if (int fe = os.follow_threads(placement.sequence, request.spread, call)) {
+    if (int fe = os.exec.follow_threads(placement.sequence, request.spread, call)) {
       bool refused = std::strcmp(call, "ptrace") == 0;
       throw Error(ErrorKind::Runtime,
                   fmt::format("cannot follow the command's threads for --spread: {}: {}", call,
@@ -193,7 +193,7 @@ int launch(Os& os, const Placement& placement, const LaunchRequest& request, Lau
                           : "the command was not started");
     }
   }
-  int e = os.exec(request.argv);
+  int e = os.exec.exec(request.argv);
   if (e == 0) return k_exit_ok;
   ExecFailure f = exec_failure(request.argv[0], e, request.option_hint);
   err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
@@ -213,7 +213,7 @@ private:
 
 }  // namespace
 
-int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
+int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
            std::ostream& err) {
   StreamOutput o(out), e(err);
   return launch(os, placement, request, o, e);

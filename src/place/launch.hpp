@@ -5,6 +5,7 @@
 // then exec. Nothing execs when a step before it fails: the command never
 // runs unbound, nor unspread.
 
+#include <concepts>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -40,6 +41,20 @@ private:
   std::FILE* m_file;
 };
 
+// What launch asks of the operating system: the memory policy, the CPU
+// affinity, then the environment, the thread follower and the exec.
+struct LaunchOs {
+  MemPolicyOs& mem_policy;
+  AffinityOs& affinity;
+  ExecOs& exec;
+  LaunchOs(MemPolicyOs& m, AffinityOs& a, ExecOs& e) : mem_policy(m), affinity(a), exec(e) {}
+  // One object that is all three (linux_os(), a test's fake).
+  template <class All>
+    requires std::derived_from<All, MemPolicyOs> && std::derived_from<All, AffinityOs> &&
+             std::derived_from<All, ExecOs>
+  LaunchOs(All& all) : mem_policy(all), affinity(all), exec(all) {}
+};
+
 struct LaunchRequest {
   std::vector<std::string> argv;  // the command and its arguments, untouched
   EnvVars env;                    // variables to export (--env), in order
@@ -60,15 +75,15 @@ std::string spread_order_text(const std::vector<unsigned>& sequence, unsigned pe
 
 // The widening warning (Placement::widening) goes to `err` first, once,
 // whatever the mode. A dry run returns 0, or where the command would not be
-// found or could not be executed (Os::find_command) prints the error the
+// found or could not be executed (ExecOs::find_command) prints the error the
 // real run would and returns its 127 or 126. When exec fails, prints the
 // error on `err` and returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
-// Os::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
+// ExecOs::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
 // policy or the CPU affinity cannot be set, or (--spread) the threads cannot
 // be followed (the caller exits 125).
-int launch(Os& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
+int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
            LaunchOutput& err);
-int launch(Os& os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
+int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
            std::ostream& err);
 
 // The lines -v and --dry-run print (each starting "affix: "): the memory

@@ -235,7 +235,8 @@ std::optional<Found> from_status(const SysRoot& root, const std::string& proc) {
 
 }  // namespace
 
-Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::string& pid) {
+Allowed read_allowed(const SysRoot& root, const Topology& topo, AffinityOs& affinity,
+                     const std::string& pid) {
   if (pid != "self" && !parse_decimal(pid, 1u << 22))
     throw Error(ErrorKind::Runtime, fmt::format("'{}' is not a process ID", pid));
   std::string proc = "proc/" + pid;
@@ -258,15 +259,15 @@ Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::strin
     out.source = "all-online";
     out.mems_source = "all-nodes";
   }
-  out.inherited = read_inherited(root);
+  out.inherited = read_inherited(root, affinity);
   if (out.inherited) *out.inherited &= topo.online;
   return out;
 }
 
-std::optional<CpuSet> read_inherited(const SysRoot& root) {
+std::optional<CpuSet> read_inherited(const SysRoot& root, AffinityOs& affinity) {
   if (root.is_default()) {
     CpuSet cpus;
-    if (linux_os().get_affinity(0, cpus) != 0) return std::nullopt;
+    if (affinity.get_affinity(0, cpus) != 0) return std::nullopt;
     return cpus;
   }
   auto found = from_status(root, "proc/self");

@@ -2,9 +2,9 @@
 // The machine as affix sees it: every possible CPU with its place in the
 // tree socket -> node -> die -> llc -> core -> thread, the NUMA nodes with
 // their memory and distances, isolated CPUs, and the units of each level in
-// the contract's "order of units" (a tree walk, siblings visited by their
-// lowest-numbered CPU; a unit spanning several parents is indexed where the
-// walk first meets it).
+// their order (affix(1), LOCATIONS, "Order of units": a tree walk,
+// siblings visited by their lowest-numbered CPU; a unit spanning several
+// parents is indexed where the walk first meets it).
 
 #include <sys/types.h>
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpuset.hpp"
+#include "os.hpp"
 #include "sysroot.hpp"
 
 namespace affix {
@@ -130,13 +131,16 @@ Topology read_topology(const SysRoot& root, ReadScope scope = {});
 // proc/mounts); else Cpus_allowed_list / Mems_allowed_list of
 // proc/PID/status; else (only under a non-default root) every online CPU and
 // every node. Always intersected with what is online/exists.
-Allowed read_allowed(const SysRoot& root, const Topology& topo, const std::string& pid = "self");
+// `affinity` gives affix's own affinity under the default root
+// (read_inherited).
+Allowed read_allowed(const SysRoot& root, const Topology& topo, AffinityOs& affinity,
+                     const std::string& pid = "self");
 
 // affix's own affinity as it was started (Allowed::inherited, whatever PID
 // read_allowed is asked about): under the default root the calling
-// thread's affinity (sched_getaffinity, through os.hpp); under another root
-// Cpus_allowed_list of its proc/self/status, where there is one.
-std::optional<CpuSet> read_inherited(const SysRoot& root);
+// thread's affinity (`affinity`: get_affinity of thread 0); under another
+// root Cpus_allowed_list of its proc/self/status, where there is one.
+std::optional<CpuSet> read_inherited(const SysRoot& root, AffinityOs& affinity);
 
 // The cgroup cpuset of one thread (cgroup v1 may put a thread in a cpuset
 // of its own), as read_allowed finds a process's; nullopt where it has

@@ -67,13 +67,13 @@ std::optional<StatLine> stat_of(const SysRoot& root, pid_t pid) {
 // Whether `cpu` is in thread `tid`'s CPU list: where it is not, the thread
 // has not run since its list changed (a pin), and is counted on no CPU
 // until it runs (WATCH in the man page). On the machine's own /proc the
-// list is the kernel's (sched_getaffinity: no file to read, so an idle
-// thread still costs one small read); under another root, its status.
-// True where the list cannot be read.
-bool in_cpu_list(const SysRoot& root, pid_t pid, pid_t tid, long cpu) {
+// list is the kernel's (`affinity`: no file to read, so an idle thread still
+// costs one small read); under another root, its status. True where the
+// list cannot be read.
+bool in_cpu_list(const SysRoot& root, AffinityOs& affinity, pid_t pid, pid_t tid, long cpu) {
   CpuSet cpus;
   if (root.is_default()) {
-    if (linux_os().get_affinity(tid, cpus) != 0) return true;
+    if (affinity.get_affinity(tid, cpus) != 0) return true;
   } else {
     std::optional<StatusInfo> status;
     try {
@@ -88,10 +88,10 @@ bool in_cpu_list(const SysRoot& root, pid_t pid, pid_t tid, long cpu) {
 
 }  // namespace
 
-WatchTracker::WatchTracker(const SysRoot& root, const Topology& topo, MigrationEvents* events,
-                           std::vector<pid_t> pids, bool thread_list)
-  : m_root(root), m_topo(topo), m_levels(topo), m_events(events), m_named(std::move(pids)),
-    m_thread_list(thread_list || !m_named.empty()) {}
+WatchTracker::WatchTracker(const SysRoot& root, const Topology& topo, AffinityOs& affinity,
+                           MigrationEvents* events, std::vector<pid_t> pids, bool thread_list)
+  : m_root(root), m_topo(topo), m_levels(topo), m_affinity(affinity), m_events(events),
+    m_named(std::move(pids)), m_thread_list(thread_list || !m_named.empty()) {}
 
 WatchTracker::~WatchTracker() {
   WatchContext cx{m_root, m_levels, m_events};
@@ -213,7 +213,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
     bool idle = ti.ran_on.empty() && !ti.exited;
     long last = ti.cpu;
     if (idle && last >= 0 && last < static_cast<long>(k_max_id) && (m_thread_list || !any_ran) &&
-        !in_cpu_list(m_root, p.pid, t.tid(), last)) {
+        !in_cpu_list(m_root, m_affinity, p.pid, t.tid(), last)) {
       last = -1;
       tr.cpu = -1;
     }

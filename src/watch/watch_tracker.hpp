@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "migration_level.hpp"
+#include "os.hpp"
 #include "perf_events.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
@@ -27,8 +28,9 @@ namespace affix {
 class WatchTracker {
 public:
   // `pids` empty: every process on the machine. `events` nullptr: sampled.
-  // `thread_list`: report every thread (named PIDs always do).
-  WatchTracker(const SysRoot& root, const Topology& topo, MigrationEvents* events,
+  // `thread_list`: report every thread (named PIDs always do). `affinity`
+  // reads a thread's CPU list under the default root.
+  WatchTracker(const SysRoot& root, const Topology& topo, AffinityOs& affinity, MigrationEvents* events,
                std::vector<pid_t> pids, bool thread_list);
   ~WatchTracker();
   WatchTracker(const WatchTracker&) = delete;
@@ -57,6 +59,7 @@ private:
   SysRoot m_root;
   Topology m_topo;
   LevelMap m_levels;
+  AffinityOs& m_affinity;
   MigrationEvents* m_events;
   std::vector<pid_t> m_named;
   bool m_thread_list;

@@ -1,9 +1,13 @@
 #pragma once
-// A recording fake of the whole Os interface (ninja's FakeCommandRunner
-// style): every call is appended to plain public vectors, the state it acts
-// on (per-thread affinity, thread lists, start times) is public, and any call
-// can be told to fail with an errno. Hooks let a test change the world between
-// calls (threads appearing between scans, a PID reused mid-move).
+// Recording fakes of the os layer's interfaces (os.hpp), in ninja's
+// FakeCommandRunner style.
+//
+// FakeOs is every interface on one world, for the tests that run launch,
+// pin, migrate and roll back against the same threads and pages: every call
+// is appended to plain public vectors, the state it acts on (per-thread
+// affinity, thread lists, start times) is public, and any call can be told
+// to fail with an errno. Hooks let a test change the world between calls
+// (threads appearing between scans, a PID reused mid-move).
 
 #include <algorithm>
 #include <cerrno>
@@ -20,7 +24,13 @@
 
 namespace affix::test {
 
-class FakeOs : public Os {
+class FakeOs : public AffinityOs,
+               public MemPolicyOs,
+               public PagesOs,
+               public TaskOs,
+               public Clock,
+               public ExecOs,
+               public CapabilityOs {
 public:
   struct AffinityCall {
     pid_t tid;
@@ -375,6 +385,29 @@ private:
   unsigned m_list_processes_n = 0;
   int m_next_fd = 100;
   std::map<int, std::pair<pid_t, unsigned long long>> m_fd_pids;  // fd -> process and its start time
+};
+
+// The CPU lists alone, for a caller that takes only an AffinityOs (the
+// allowed set, watch, the cpu-migrations probe): set_affinity writes
+// `affinity`, get_affinity reads it (a tid not there: ESRCH).
+class FakeAffinity : public AffinityOs {
+public:
+  std::map<pid_t, CpuSet> affinity;  // tid 0 = the caller
+  std::vector<pid_t> set_affinity_calls;
+  std::vector<pid_t> get_affinity_calls;
+
+  int set_affinity(pid_t tid, const CpuSet& cpus) override {
+    set_affinity_calls.push_back(tid);
+    affinity[tid] = cpus;
+    return 0;
+  }
+  int get_affinity(pid_t tid, CpuSet& out) override {
+    get_affinity_calls.push_back(tid);
+    auto it = affinity.find(tid);
+    if (it == affinity.end()) return ESRCH;
+    out = it->second;
+    return 0;
+  }
 };
 
 }  // namespace affix::test
