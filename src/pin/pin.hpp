@@ -4,7 +4,7 @@
 // all. One path: list, move, confirm; the proof that no thread is left
 // behind is the comment above Engine::run in pin.cpp.
 //
-// The order is fixed (cli.md "Guarantees"): each target is held first (its
+// The order is fixed (affix(1), GUARANTEES): each target is held first (its
 // pidfd opened, or its start time read where the kernel has no pidfd), then
 // the caller's resolver reads what it needs of /proc, then the target's
 // identity is checked again, and again before every pass that can change
