@@ -178,4 +178,21 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return n.empty() ? std::string() : fmt::format("did you mean '{}'?", n);
 }
 
+std::string format_id_list(const std::vector<pid_t>& ids, size_t width) {
+  std::string out;
+  size_t i = 0;
+  while (i < ids.size()) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    std::string item = std::to_string(ids[i]);
+    if (j > i) item += '-' + std::to_string(ids[j]);
+    if (!out.empty() && out.size() + 1 + item.size() > width) break;
+    if (!out.empty()) out += ',';
+    out += item;
+    i = j + 1;
+  }
+  if (i < ids.size()) out += fmt::format(" +{} more", ids.size() - i);
+  return out;
+}
+
 }  // namespace affix

@@ -4,8 +4,10 @@
 //   - printable(): for a terminal or a log, as ps does: every byte that is not
 //     printable is shown escaped, so a name is one cell of one line;
 //   - utf8_or_replacement(): valid UTF-8 for JSON (json.cpp uses it);
-// and the "did you mean" of the one voice (edit distance, as ninja's
-// SpellcheckString).
+// the "did you mean" of the one voice (edit distance, as ninja's
+// SpellcheckString); and lists of IDs.
+
+#include <sys/types.h>
 
 #include <string>
 #include <string_view>
@@ -43,5 +45,11 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
 // "did you mean 'show'?" for the nearest candidate, or empty.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates,
                          size_t max = 2);
+
+// "1-3,7" for a sorted list of IDs (thread IDs go beyond CpuSet's sizes).
+// With a width, the list stops before the item that would make it longer
+// (the first item is always shown) and says how many IDs it left out:
+// "1-3,7 +40 more".
+std::string format_id_list(const std::vector<pid_t>& ids, size_t width = std::string::npos);
 
 }  // namespace affix

@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "id_args.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
 #include "command_line.hpp"

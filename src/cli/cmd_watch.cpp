@@ -24,6 +24,7 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "id_args.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
 #include "topology.hpp"

@@ -11,6 +11,7 @@
 
 #include "pin.hpp"
 #include "proc.hpp"
+#include "text.hpp"
 
 namespace affix {
 
