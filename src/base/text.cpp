@@ -1,6 +1,7 @@
 #include "text.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -193,6 +194,23 @@ std::string format_id_list(const std::vector<pid_t>& ids, size_t width) {
   }
   if (i < ids.size()) out += fmt::format(" +{} more", ids.size() - i);
   return out;
+}
+
+std::string plural(unsigned long long n, std::string_view one, std::string_view many) {
+  if (n == 1) return fmt::format("{} {}", n, one);
+  if (many.empty()) return fmt::format("{} {}s", n, one);
+  return fmt::format("{} {}", n, many);
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+std::string format_node_counts(const std::map<unsigned, unsigned long long>& counts, bool drop_zero) {
+  std::string out;
+  for (const auto& [node, count] : counts) {
+    if (drop_zero && count == 0) continue;
+    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
+  }
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace affix

@@ -17,8 +17,6 @@ namespace affix {
 
 namespace {
 
-std::string errno_text(int err) { return std::strerror(err); }
-
 // What stays where after a rollback, for the message.
 struct Stay {
   pid_t id;
