@@ -9,6 +9,7 @@
 #include "fixtures.hpp"
 #include "command_line.hpp"
 #include "launch.hpp"
+#include "launch_output.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;

@@ -6,6 +6,7 @@
 #include "fake_os.hpp"
 #include "temp_root.hpp"
 #include "migrate.hpp"
+#include "pin_output.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;

@@ -11,6 +11,7 @@
 
 #include "error.hpp"
 #include "temp_root.hpp"
+#include "id_args.hpp"
 #include "proc.hpp"
 
 using namespace affix;
@@ -239,28 +240,7 @@ TEST_CASE("an oversized stat file is an error, not an allocation") {
   CHECK_THROWS_AS(read_stat(sys, proc_dir(5)), Error);
 }
 
-TEST_CASE("CPU to node from the node directories") {
-  TempRoot root;
-  root.write("sys/devices/system/node/node0/cpulist", "0-1,4\n");
-  root.write("sys/devices/system/node/node2/cpulist", "2-3\n");
-  root.write("sys/devices/system/node/possible", "0,2\n");
-  CpuNodes nodes{SysRoot(root.path())};
-  CHECK(nodes.node_of(4) == 0);
-  CHECK(nodes.node_of(3) == 2);
-  CHECK(nodes.node_of(5) == -1);
-  CHECK(nodes.node_of(-1) == -1);
-  TempRoot flat;
-  CHECK(CpuNodes{SysRoot(flat.path())}.node_of(7) == 0);
-}
-
-TEST_CASE("IDs: lists and parsing") {
-  CHECK(format_id_list({}) == "");
-  CHECK(format_id_list({5}) == "5");
-  CHECK(format_id_list({1, 2, 3, 7, 9, 10}) == "1-3,7,9-10");
-  // With a width: whole items up to it, then how many IDs were left out.
-  CHECK(format_id_list({1, 2, 3, 7, 9, 10}, 5) == "1-3,7 +2 more");
-  CHECK(format_id_list({1, 2, 3, 7, 9, 10}, 10) == "1-3,7,9-10");
-  CHECK(format_id_list({1000000, 2000000}, 3) == "1000000 +1 more");  // the first always shown
+TEST_CASE("IDs: parsing") {
   CHECK(parse_pid("4242") == 4242);
   CHECK(parse_pid("4194304") == 4194304);
   CHECK_FALSE(parse_pid("4194305"));

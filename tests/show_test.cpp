@@ -56,7 +56,7 @@ TEST_CASE("read_process reads every thread and the pages per node") {
   TempRoot root;
   machine(root);
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   auto v = read_process(sys, nodes, 100);
   CHECK(v.comm == "server");
   CHECK(format_cpulist(v.cpus) == "0-3");
@@ -86,7 +86,7 @@ TEST_CASE("a process that does not exist or vanishes is a clean error") {
   TempRoot root;
   machine(root);
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   CHECK_THROWS_WITH(read_process(sys, nodes, 999), "no such process: 999");
   // Vanished between the status and the thread list: no thread left.
   root.write("proc/400/stat", stat_line(400, "gone", 0));
@@ -103,7 +103,7 @@ TEST_CASE("show text groups threads that share a CPU list") {
   TempRoot root;
   machine(root);
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   CHECK(format_show_text({read_process(sys, nodes, 100), read_process(sys, nodes, 200)}) ==
         "100 server  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy default  anon 0:4 1:1; file 1:10\n"
         "  CPUS  THREADS  TIDS     LAST CPUS  NODES  COMM\n"
@@ -118,7 +118,7 @@ TEST_CASE("show JSON carries the contract's fields") {
   TempRoot root;
   machine(root);
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   CHECK(format_show_json({read_process(sys, nodes, 200)}) ==
         "[{\"pid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"mems\": \"0-1\", \"mem_policy\": null, \"threads\": "
         "[{\"tid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"last_cpu\": 1, \"last_cpu_stale\": false, \"last_node\": 0}], "
@@ -139,7 +139,7 @@ TEST_CASE("--pinned lists processes with a narrower thread, kernel threads apart
   machine(root);
   root.write("proc/self/stat", stat_line(1, "x", 0));  // not a number: not scanned
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   auto allowed = [](pid_t) -> std::optional<CpuSet> { return CpuSet::range(0, 3); };
   auto pinned = find_pinned(sys, nodes, allowed);
   REQUIRE(pinned.size() == 1);
@@ -170,7 +170,7 @@ TEST_CASE("show: names are data, escaped in text and valid UTF-8 in JSON") {
   add_thread(root, 400, 401, "\xff", "1", 1);
   add_thread(root, 400, 402, "caf\xc3\xa9", "2", 2);
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   auto v = read_process(sys, nodes, 400);
   CHECK(format_show_text({v}) ==
         "400 \\e[2J\\e]0;pwn\\x07\\n  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy unknown  pages unknown\n"
@@ -214,7 +214,7 @@ TEST_CASE("show: the TIDS column is capped, the header's cpus are the threads' u
   add_thread(root, 500, 1000, "odd", "2-3", 3);
   root.write("proc/500/numa_maps", "1000 bind:1 anon=9 N1=9\n2000 default N0=3\n3000 interleave:0-1 N0=4 N1=4\n");
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   auto v = read_process(sys, nodes, 500);
   CHECK(format_show_text({v}) ==
         "500 many  cpus 0-3 (mixed)  cpuset nodes 0-1  mem policy bind:1  anon 0:7 1:13; file none\n"
@@ -240,7 +240,7 @@ TEST_CASE("show: a last CPU outside the thread's list is marked stale") {
   add_thread(root, 700, 702, "sleeper", "1,3", 3);
   add_thread(root, 700, 703, "other", "0-3", 1);
   SysRoot sys(root.path());
-  CpuNodes nodes(sys);
+  std::vector<NodeInfo> nodes = read_node_cpus(sys);
   auto v = read_process(sys, nodes, 700);
   CHECK(v.threads[0].last_cpu_stale());
   CHECK_FALSE(v.threads[2].last_cpu_stale());

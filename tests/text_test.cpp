@@ -62,3 +62,13 @@ TEST_CASE("did you mean: the nearest word within an edit distance of 2") {
   CHECK(nearest("l4", {"l3"}) == "");
   CHECK(nearest("sock", {"socket"}) == "socket");
 }
+
+TEST_CASE("ID lists") {
+  CHECK(format_id_list({}) == "");
+  CHECK(format_id_list({5}) == "5");
+  CHECK(format_id_list({1, 2, 3, 7, 9, 10}) == "1-3,7,9-10");
+  // With a width: whole items up to it, then how many IDs were left out.
+  CHECK(format_id_list({1, 2, 3, 7, 9, 10}, 5) == "1-3,7 +2 more");
+  CHECK(format_id_list({1, 2, 3, 7, 9, 10}, 10) == "1-3,7,9-10");
+  CHECK(format_id_list({1000000, 2000000}, 3) == "1000000 +1 more");  // the first always shown
+}

@@ -1,5 +1,6 @@
 // read_nodes: distance rows indexed by the nodes the kernel counts, also
-// where node 0 is offline or has no directory.
+// where node 0 is offline or has no directory; the node of a CPU from the
+// node directories alone (read_node_cpus).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -53,3 +54,16 @@ TEST_CASE("distance rows have one entry per online node: node 0 absent or offlin
   CHECK(o.nodes[0].distances == std::vector<unsigned>{10, 21});
 }
 
+TEST_CASE("CPU to node from the node directories alone") {
+  TempRoot root;
+  root.write(k_node + "node0/cpulist", "0-1,4\n");
+  root.write(k_node + "node2/cpulist", "2-3\n");
+  root.write(k_node + "possible", "0,2\n");
+  auto nodes = read_node_cpus(SysRoot(root.path()));
+  CHECK(node_of_cpu(nodes, 4) == 0);
+  CHECK(node_of_cpu(nodes, 3) == 2);
+  CHECK(node_of_cpu(nodes, 5) == -1);
+  CHECK(node_of_cpu(nodes, -1) == -1);
+  TempRoot flat;  // no node directory: every CPU on node 0
+  CHECK(node_of_cpu(read_node_cpus(SysRoot(flat.path())), 7) == 0);
+}

@@ -67,4 +67,16 @@ void JsonWriter::value(double d) {
 }
 void JsonWriter::null() { separator(); m_out += "null"; }
 
+void node_counts_field(JsonWriter& j, std::string_view key,
+                       const std::optional<std::map<unsigned, unsigned long long>>& counts) {
+  j.key(key);
+  if (!counts) {
+    j.null();
+    return;
+  }
+  j.begin_object();
+  for (const auto& [node, count] : *counts) j.field(std::to_string(node), count);
+  j.end_object();
+}
+
 }  // namespace affix

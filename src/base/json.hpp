@@ -5,6 +5,7 @@
 //   std::string text = j.str();
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,5 +50,10 @@ private:
 };
 
 std::string json_escape(std::string_view s);  // with the quotes
+
+// `key`: {"0": 216, "1": 5}, a count per node (pages per NUMA node),
+// ascending node number; null where the counts are unknown.
+void node_counts_field(JsonWriter& j, std::string_view key,
+                       const std::optional<std::map<unsigned, unsigned long long>>& counts);
 
 }  // namespace affix

@@ -1,6 +1,7 @@
 #include "text.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -176,6 +177,40 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates, size_t max) {
   std::string n = nearest(word, candidates, max);
   return n.empty() ? std::string() : fmt::format("did you mean '{}'?", n);
+}
+
+std::string format_id_list(const std::vector<pid_t>& ids, size_t width) {
+  std::string out;
+  size_t i = 0;
+  while (i < ids.size()) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    std::string item = std::to_string(ids[i]);
+    if (j > i) item += '-' + std::to_string(ids[j]);
+    if (!out.empty() && out.size() + 1 + item.size() > width) break;
+    if (!out.empty()) out += ',';
+    out += item;
+    i = j + 1;
+  }
+  if (i < ids.size()) out += fmt::format(" +{} more", ids.size() - i);
+  return out;
+}
+
+std::string plural(unsigned long long n, std::string_view one, std::string_view many) {
+  if (n == 1) return fmt::format("{} {}", n, one);
+  if (many.empty()) return fmt::format("{} {}s", n, one);
+  return fmt::format("{} {}", n, many);
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+std::string format_node_counts(const std::map<unsigned, unsigned long long>& counts, bool drop_zero) {
+  std::string out;
+  for (const auto& [node, count] : counts) {
+    if (drop_zero && count == 0) continue;
+    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
+  }
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace affix

@@ -4,9 +4,13 @@
 //   - printable(): for a terminal or a log, as ps does: every byte that is not
 //     printable is shown escaped, so a name is one cell of one line;
 //   - utf8_or_replacement(): valid UTF-8 for JSON (json.cpp uses it);
-// and the "did you mean" of the one voice (edit distance, as ninja's
-// SpellcheckString).
+// the "did you mean" of the one voice (edit distance, as ninja's
+// SpellcheckString); and the words every output shares (counts, ID lists,
+// system error texts).
 
+#include <sys/types.h>
+
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +47,23 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
 // "did you mean 'show'?" for the nearest candidate, or empty.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates,
                          size_t max = 2);
+
+// "1-3,7" for a sorted list of IDs (thread IDs go beyond CpuSet's sizes).
+// With a width, the list stops before the item that would make it longer
+// (the first item is always shown) and says how many IDs it left out:
+// "1-3,7 +40 more".
+std::string format_id_list(const std::vector<pid_t>& ids, size_t width = std::string::npos);
+
+// "1 thread", "2 threads": the count and the word, `many` where n is not 1
+// (the word with an 's' where `many` is empty).
+std::string plural(unsigned long long n, std::string_view one, std::string_view many = {});
+
+// The system's text for an errno value (strerror): "Permission denied".
+std::string errno_text(int err);
+
+// "0:216 1:5": a count per node (pages per NUMA node), ascending node
+// number; "none" where there is none. With drop_zero, nodes with a count
+// of 0 are left out.
+std::string format_node_counts(const std::map<unsigned, unsigned long long>& counts, bool drop_zero = false);
 
 }  // namespace affix

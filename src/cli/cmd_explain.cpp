@@ -8,6 +8,7 @@
 #include "os.hpp"
 #include "explain_output.hpp"
 #include "launch.hpp"
+#include "launch_output.hpp"
 #include "command_line.hpp"
 #include "launch_env.hpp"
 #include "resolver.hpp"

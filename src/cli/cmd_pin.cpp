@@ -15,8 +15,10 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "id_args.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
+#include "pin_output.hpp"
 #include "command_line.hpp"
 #include "proc.hpp"
 #include "resolver.hpp"
@@ -45,45 +47,6 @@ void check_options(const CommandLine& cl) {
 // The memory nodes --migrate moves pages to: those of --mem, else the
 // default nodes of the selected CPUs.
 CpuSet migrate_nodes(const Placement& p) { return p.mem_nodes.empty() ? p.nodes : p.mem_nodes; }
-
-std::string plural(size_t n, const char* word, const char* plural_word) {
-  return fmt::format("{} {}", n, n == 1 ? word : plural_word);
-}
-
-// One line per target, and with -v (always with --dry-run) one per thread.
-std::string format_target(const SysRoot& root, const TargetReport& t, bool verbose, bool dry_run) {
-  if (t.exited) return fmt::format("{}: exited during the move\n", t.request.id);
-  size_t live = 0, moved = 0, processes = 0;
-  for (const auto& p : t.processes) {
-    if (p.exited) continue;
-    ++processes;
-    for (const auto& m : p.threads) {
-      live += !m.gone;
-      moved += !m.gone && (dry_run ? !(m.before == m.after) : m.changed);
-    }
-  }
-  std::string what = plural(live, "thread", "threads");
-  if (t.request.scope == PinScope::Tree) what = plural(processes, "process", "processes") + ", " + what;
-  std::string out = fmt::format("{}: {} {} {} ({} {})\n", t.request.id, what,
-                                t.place.spread.empty() ? "on CPUs" : "one CPU each from CPUs",
-                                format_cpulist(t.place.cpus), moved, dry_run ? "would move" : "moved");
-  if (!verbose) return out;
-  bool tree = t.request.scope == PinScope::Tree;
-  for (const auto& p : t.processes) {
-    if (tree) {
-      out += fmt::format("  process {}{}\n", thread_name(root, p.pid, p.pid),
-                         p.exited ? ": exited during the move" : "");
-      if (p.exited) continue;
-    }
-    for (const auto& m : p.threads) {
-      if (!m.seen && !m.gone) continue;
-      out += fmt::format("{}  thread {}: {} -> {}{}\n", tree ? "  " : "",
-                         thread_name(root, t.request.scope == PinScope::Thread ? m.tid : p.pid, m.tid),
-                         format_cpulist(m.before), format_cpulist(m.after), m.gone ? " (exited)" : "");
-    }
-  }
-  return out;
-}
 
 // --migrate over every process the pin moved; on a failure every thread
 // goes back too.

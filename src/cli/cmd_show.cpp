@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "id_args.hpp"
 #include "os.hpp"
 #include "process_view.hpp"
 #include "show_output.hpp"
@@ -55,14 +56,13 @@ int command_show(const Args& args) {
   std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
   refuse_thread_ids(root, pids);
-  CpuNodes nodes(root);
   std::vector<ProcessView> views;
   int status = k_exit_ok;
   if (o.pinned) {
     // What a process may run on is its own cgroup cpuset (else the list
     // of its main thread), as pin and run see it.
     Topology topo = read_topology(root);
-    views = find_pinned(root, nodes, [&](pid_t pid) -> std::optional<CpuSet> {
+    views = find_pinned(root, topo.nodes, [&](pid_t pid) -> std::optional<CpuSet> {
       try {
         return read_allowed(root, topo, linux_os(), std::to_string(pid)).cpus;
       } catch (const Error&) {
@@ -70,6 +70,7 @@ int command_show(const Args& args) {
       }
     });
   } else {
+    std::vector<NodeInfo> nodes = read_node_cpus(root);
     if (pids.empty()) {
       auto self = read_stat(root, "proc/self");
       if (!self) throw Error(ErrorKind::Runtime, fmt::format("{}: cannot read", root.path("proc/self/stat")));

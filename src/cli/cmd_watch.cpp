@@ -24,9 +24,11 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "id_args.hpp"
 #include "os.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
+#include "text.hpp"
 #include "topology.hpp"
 #include "watch_output.hpp"
 #include "watch_tracker.hpp"
@@ -119,7 +121,6 @@ bool sleep_until(MigrationEvents* events, uint64_t deadline_ns) {
 }
 
 std::string machine_text(const Topology& topo) {
-  auto plural = [](size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); };
   return fmt::format("{}, {}, {}", plural(topo.sockets.size(), "socket", "sockets"),
                      plural(topo.numa.size(), "node", "nodes"), plural(topo.online.count(), "CPU", "CPUs"));
 }

@@ -19,7 +19,6 @@ constexpr size_t k_max_stat_size = 4096;
 constexpr size_t k_max_status_size = 64 * 1024;
 constexpr unsigned long long k_max_numa_maps_size = 1ull << 30;  // 1 GiB read at most
 constexpr unsigned long long k_max_pages = 1ull << 60;
-constexpr pid_t k_max_pid = 4194304;  // PID_MAX_LIMIT
 
 // A signed or unsigned decimal token; nullopt where it is not one.
 template <typename T> std::optional<T> to_number(std::string_view s) {
@@ -334,79 +333,10 @@ std::vector<pid_t> list_pids(const SysRoot& root) {
   return out;
 }
 
-CpuNodes::CpuNodes(const SysRoot& root) {
-  auto entries = root.list("sys/devices/system/node");
-  bool any = false;
-  for (const auto& name : entries) {
-    if (name.size() < 5 || name.compare(0, 4, "node") != 0) continue;
-    auto node = parse_decimal(std::string_view(name).substr(4), k_max_id);
-    if (!node) continue;
-    auto cpus = root.read_cpulist("sys/devices/system/node/" + name + "/cpulist");
-    if (!cpus) continue;
-    any = true;
-    cpus->for_each([&](unsigned cpu) {
-      if (cpu >= m_node.size()) m_node.resize(cpu + 1, -1);
-      m_node[cpu] = static_cast<long>(*node);
-    });
-  }
-  m_flat = !any;
-}
-
-long CpuNodes::node_of(long cpu) const {
-  if (cpu < 0) return -1;
-  if (m_flat) return 0;
-  if (static_cast<size_t>(cpu) >= m_node.size()) return -1;
-  return m_node[static_cast<size_t>(cpu)];
-}
-
-std::string format_id_list(const std::vector<pid_t>& ids, size_t width) {
-  std::string out;
-  size_t i = 0;
-  while (i < ids.size()) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    std::string item = std::to_string(ids[i]);
-    if (j > i) item += '-' + std::to_string(ids[j]);
-    if (!out.empty() && out.size() + 1 + item.size() > width) break;
-    if (!out.empty()) out += ',';
-    out += item;
-    i = j + 1;
-  }
-  if (i < ids.size()) out += fmt::format(" +{} more", ids.size() - i);
-  return out;
-}
-
 std::optional<pid_t> parse_pid(std::string_view text) {
   auto v = parse_decimal(text, static_cast<unsigned long long>(k_max_pid));
   if (!v || *v == 0) return std::nullopt;
   return static_cast<pid_t>(*v);
-}
-
-std::vector<pid_t> parse_pid_arguments(const std::vector<std::string>& words, std::string_view what) {
-  std::vector<pid_t> ids;
-  for (const auto& word : words) {
-    auto id = parse_pid(word);
-    if (!id)
-      throw Error(ErrorKind::Usage,
-                  fmt::format("invalid {} '{}': expected a number from 1 to {}", what, word, k_max_pid));
-    if (std::find(ids.begin(), ids.end(), *id) == ids.end()) ids.push_back(*id);
-  }
-  return ids;
-}
-
-void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids) {
-  for (pid_t id : ids) {
-    std::optional<StatusInfo> status;
-    try {
-      status = read_status(root, proc_dir(id));
-    } catch (const Error&) {
-      continue;  // not what /proc writes: the caller's reading says so
-    }
-    if (status && status->tgid > 0 && status->tgid != id) {
-      throw Error(ErrorKind::Usage, fmt::format("{} is a thread of process {}", id, status->tgid),
-                  fmt::format("'{}' shows the whole process", status->tgid));
-    }
-  }
 }
 
 }  // namespace affix

@@ -143,34 +143,11 @@ std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pi
 // Every numeric entry of proc/, ascending.
 std::vector<pid_t> list_pids(const SysRoot& root);
 
-// CPU number -> NUMA node number, from sys/devices/system/node/node*/cpulist
-// (every CPU on node 0 where the machine has no node directory).
-class CpuNodes {
-public:
-  explicit CpuNodes(const SysRoot& root);
-  long node_of(long cpu) const;  // -1 where unknown
+// The largest PID or TID the kernel gives (PID_MAX_LIMIT).
+constexpr pid_t k_max_pid = 4194304;
 
-private:
-  std::vector<long> m_node;  // indexed by CPU
-  bool m_flat = false;       // no node directories: everything is node 0
-};
-
-// "1-3,7" for a sorted list of IDs (thread IDs go beyond CpuSet's sizes).
-// With a width, the list stops before the item that would make it longer
-// (the first item is always shown) and says how many IDs it left out:
-// "1-3,7 +40 more".
-std::string format_id_list(const std::vector<pid_t>& ids, size_t width = std::string::npos);
-
-// A PID or TID given on the command line: strict decimal, 1..4194304.
+// A PID or TID as /proc names it, or as given on a command line: strict
+// decimal, 1..k_max_pid.
 std::optional<pid_t> parse_pid(std::string_view text);
-// The IDs given on a command line (pin, show, watch), each parsed by
-// parse_pid, in order, each once; Error(Usage) "invalid WHAT 'x': expected a
-// number from 1 to 4194304" for a word that is not one (what: "PID", "thread ID").
-std::vector<pid_t> parse_pid_arguments(const std::vector<std::string>& words, std::string_view what = "PID");
-// show and watch take whole processes: Error(Usage) "T is a thread of
-// process P" (hint: "'P' shows the whole process") for an ID that /proc
-// knows as a thread other than its process's main thread (/proc/T exists for
-// every thread, with Tgid P). IDs that do not exist are left to the caller.
-void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids);
 
 }  // namespace affix

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "pin_output.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -21,22 +23,6 @@ unsigned long long pages_on(const std::optional<NodePages>& pages, const CpuSet&
     if (nodes.test(node)) total += count;
   }
   return total;
-}
-
-std::string pages_text(const std::optional<NodePages>& pages) {
-  if (!pages) return "unknown (numa_maps cannot be read)";
-  if (pages->empty()) return "none";
-  std::string out;
-  for (const auto& [node, count] : *pages) out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
-  return out;
-}
-
-std::string nodes_text(const CpuSet& nodes) {
-  return fmt::format("node{} {}", nodes.count() == 1 ? "" : "s", format_cpulist(nodes));
-}
-
-std::string plural(unsigned long long n, const char* word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
 // Throws for an errno of migrate_pages or move_pages; true where the
@@ -207,43 +193,7 @@ MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan
   return r;
 }
 
-std::string format_migrate(const MigrateResult& r) {
-  if (r.exited) return fmt::format("{}: exited before its pages were moved\n", r.pid);
-  std::string out = fmt::format("{}: moved {}", r.pid, plural(r.moved, "page"));
-  if (r.nothing_to_move) out += " (every node is a target: nothing to move)";
-  else if (r.not_moved > 0) out += fmt::format(" ({} could not be moved)", r.not_moved);
-  out += "\n";
-  if (r.interleave) out += fmt::format("  pages moved to each node: {}\n", pages_text(r.arriving));
-  out += fmt::format("  pages per node before: {}\n", pages_text(r.before));
-  out += fmt::format("  pages per node after:  {}\n", pages_text(r.after));
-  return out;
-}
-
-std::string format_plan(const MigratePlan& p) {
-  if (p.exited) return fmt::format("{}: exited\n", p.pid);
-  unsigned long long n = 0;
-  for (const auto& [node, count] : p.leaving) n += count;
-  std::string out = fmt::format("{}: would move {} {} {}\n", p.pid, plural(n, "page"),
-                                p.policy == MemPolicy::Interleave ? "to spread them over" : "to",
-                                nodes_text(p.to));
-  out += fmt::format("  pages per node now: {}\n", pages_text(p.before));
-  out += fmt::format("  pages that would leave each node: {}\n", pages_text(p.leaving));
-  if (p.policy == MemPolicy::Interleave)
-    out += fmt::format("  pages that would arrive on each node: {}\n", pages_text(p.arriving));
-  return out;
-}
-
-std::vector<std::string> own_policy_warnings(const MigratePlan& p) {
-  std::vector<std::string> out;
-  for (const auto& [policy, nodes] : p.own_policies) {
-    out.push_back(fmt::format("{}'s own memory policy ({}) still sends new allocations to {}; only the "
-                              "process itself can change it",
-                              p.pid, policy, nodes_text(nodes)));
-  }
-  return out;
-}
-
-MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
+MigrateOutput migrate_all(Os& os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
                           const CpuSet& nodes, bool dry_run) {
   MigrateOutput out;
   // A target the pin no longer holds exited: what was read of it may be

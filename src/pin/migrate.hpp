@@ -78,14 +78,6 @@ MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPoli
 // Moves the pages of a plan. Throws Error(Runtime) where the kernel refuses.
 MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan);
 
-// "4242: moved 120 pages\n  pages per node before: 0:1200 1:7\n  ... after: ..."
-std::string format_migrate(const MigrateResult& result);
-// --dry-run: "4242: would move 120 pages (from node 0:120; to nodes 1)\n..."
-std::string format_plan(const MigratePlan& plan);
-// One warning for each of the plan's own_policies: a policy the process set
-// itself still sends its new allocations to those nodes.
-std::vector<std::string> own_policy_warnings(const MigratePlan& plan);
-
 // pin --migrate over every process of a pin: plans them all (so that one
 // that cannot be moved stops everything before any page moves), then moves
 // them one after the other. With dry_run it only plans. A failure while
@@ -102,7 +94,7 @@ struct MigrateTarget {
   std::function<bool()> held;
 };
 struct MigrateOutput {
-  std::string text;                   // the reports (format_migrate / format_plan)
+  std::string text;                   // the reports (format_migrate / format_plan, pin_output.hpp)
   std::vector<std::string> warnings;  // own_policy_warnings of every target
 };
 MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<MigrateTarget>& targets,

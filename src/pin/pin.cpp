@@ -16,8 +16,6 @@ namespace affix {
 
 namespace {
 
-std::string errno_text(int err) { return std::strerror(err); }
-
 // A thread's stat line: /proc/PID/task/TID, else /proc/TID (a TID alone).
 std::optional<StatLine> thread_stat(const SysRoot& proc, pid_t pid, pid_t tid) {
   try {

@@ -11,12 +11,11 @@
 
 #include "pin.hpp"
 #include "proc.hpp"
+#include "text.hpp"
 
 namespace affix {
 
 namespace {
-
-std::string errno_text(int err) { return std::strerror(err); }
 
 // What stays where after a rollback, for the message.
 struct Stay {

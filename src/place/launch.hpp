@@ -68,11 +68,6 @@ struct LaunchRequest {
   std::string (*option_hint)(const std::string& word) = nullptr;
 };
 
-// The order --spread gives the threads the command creates, over the CPUs
-// `sequence` (selection order), N per CPU: "thread 1: CPU 0, thread 2: CPU 1,
-// then again from CPU 0", "threads 1-2: CPU 0, threads 3-4: CPU 1, then ...".
-std::string spread_order_text(const std::vector<unsigned>& sequence, unsigned per_cpu);
-
 // The widening warning (Placement::widening) goes to `err` first, once,
 // whatever the mode. A dry run returns 0, or where the command would not be
 // found or could not be executed (ExecOs::find_command) prints the error the
@@ -85,25 +80,5 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
            LaunchOutput& err);
 int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
            std::ostream& err);
-
-// The lines -v and --dry-run print (each starting "affix: "): the memory
-// policy, the CPU affinity, warnings (but the widening warning, printed on
-// its own), each variable set, each variable kept, the command. `would`
-// words them as a dry run ("affix: would exec: ...").
-std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
-                                         bool would);
-
-// One argv word as a shell would need it written: bare when safe, else in
-// single quotes ('it'\''s').
-std::string shell_quote(const std::string& word);
-
-// The exit status and message for an exec that failed with `error` (errno).
-struct ExecFailure {
-  int status;           // 126 or 127
-  std::string message;  // without "affix: error: "
-  std::string hint;     // may be empty
-};
-ExecFailure exec_failure(const std::string& command, int error,
-                         std::string (*option_hint)(const std::string&) = nullptr);
 
 }  // namespace affix

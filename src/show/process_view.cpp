@@ -14,7 +14,7 @@ namespace {
 
 }  // namespace
 
-ProcessView read_process(const SysRoot& root, const CpuNodes& nodes, pid_t pid) {
+ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid) {
   ProcessView view;
   view.pid = pid;
   auto st = read_stat(root, proc_dir(pid));
@@ -36,7 +36,7 @@ ProcessView read_process(const SysRoot& root, const CpuNodes& nodes, pid_t pid) 
     t.comm = tst->comm;
     t.cpus = tstatus->cpus;
     t.last_cpu = tst->last_cpu;
-    t.last_node = nodes.node_of(tst->last_cpu);
+    t.last_node = node_of_cpu(nodes, tst->last_cpu);
     view.threads.push_back(std::move(t));
   }
   // Every thread gone: the process exited while we read it.
@@ -57,7 +57,7 @@ bool is_pinned(const ProcessView& view, const CpuSet& allowed) {
   return false;
 }
 
-std::vector<ProcessView> find_pinned(const SysRoot& root, const CpuNodes& nodes,
+std::vector<ProcessView> find_pinned(const SysRoot& root, const std::vector<NodeInfo>& nodes,
                                      const AllowedLookup& allowed_of) {
   std::vector<ProcessView> out;
   for (pid_t pid : list_pids(root)) {

@@ -14,6 +14,7 @@
 #include "cpuset.hpp"
 #include "proc.hpp"
 #include "sysroot.hpp"
+#include "topology.hpp"
 
 namespace affix {
 
@@ -40,9 +41,10 @@ struct ProcessView {
   std::optional<CpuSet> allowed;      // --pinned: what the process may run on
 };
 
-// Throws Error(Runtime) "no such process: PID" where it does not exist or
-// vanishes while it is read.
-ProcessView read_process(const SysRoot& root, const CpuNodes& nodes, pid_t pid);
+// `nodes`: each node's CPUs (Topology::nodes, read_node_cpus), for the node
+// each thread last ran on. Throws Error(Runtime) "no such process: PID"
+// where it does not exist or vanishes while it is read.
+ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid);
 
 // What a process may run on (its cgroup cpuset); nullopt where unknown.
 using AllowedLookup = std::function<std::optional<CpuSet>(pid_t pid)>;
@@ -50,7 +52,7 @@ using AllowedLookup = std::function<std::optional<CpuSet>(pid_t pid)>;
 // Every process under ROOT/proc that has a thread whose CPU list is narrower
 // than its allowed set (kernel threads apart), ascending PID; processes that
 // vanish during the scan are skipped.
-std::vector<ProcessView> find_pinned(const SysRoot& root, const CpuNodes& nodes,
+std::vector<ProcessView> find_pinned(const SysRoot& root, const std::vector<NodeInfo>& nodes,
                                      const AllowedLookup& allowed_of);
 
 // Whether some thread of the view runs on fewer CPUs than `allowed`.

@@ -99,29 +99,11 @@ bool threads_differ(const ProcessView& view) {
   return false;
 }
 
-std::string nodes_text(const NodePages& pages) {
-  if (pages.empty()) return "none";
-  std::string out;
-  for (const auto& [node, count] : pages) out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
-  return out;
-}
-
 // "anon 0:216 1:5; file 0:10 1:1072": its own memory, then the page cache
 // of the files it maps.
 std::string pages_text(const ProcessView& view) {
   if (!view.pages || !view.anon_pages || !view.file_pages) return "pages unknown";
-  return fmt::format("anon {}; file {}", nodes_text(*view.anon_pages), nodes_text(*view.file_pages));
-}
-
-void pages_field(JsonWriter& j, const char* key, const std::optional<NodePages>& pages) {
-  j.key(key);
-  if (!pages) {
-    j.null();
-    return;
-  }
-  j.begin_object();
-  for (const auto& [node, count] : *pages) j.field(std::to_string(node), count);
-  j.end_object();
+  return fmt::format("anon {}; file {}", format_node_counts(*view.anon_pages), format_node_counts(*view.file_pages));
 }
 
 // Terminal cells of a printable() text: one per character (UTF-8
@@ -211,9 +193,9 @@ std::string format_show_json(const std::vector<ProcessView>& views) {
       j.end_object();
     }
     j.end_array();
-    pages_field(j, "memory_pages", v.pages);
-    pages_field(j, "anon_pages", v.anon_pages);
-    pages_field(j, "file_pages", v.file_pages);
+    node_counts_field(j, "memory_pages", v.pages);
+    node_counts_field(j, "anon_pages", v.anon_pages);
+    node_counts_field(j, "file_pages", v.file_pages);
     j.end_object();
   }
   j.end_array();

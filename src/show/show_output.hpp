@@ -1,6 +1,6 @@
 #pragma once
 // `affix show` output: text for people (threads grouped when they share a
-// CPU list) and the contract's JSON document.
+// CPU list) and the JSON document of affix(1), OUTPUT.
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 // The machine as affix sees it: every possible CPU with its place in the
 // tree socket -> node -> die -> llc -> core -> thread, the NUMA nodes with
 // their memory and distances, isolated CPUs, and the units of each level in
-// their order (affix(1), LOCATIONS, "Order of units": a tree walk,
+// the order of units (affix(1), LOCATIONS, "Order of units": a tree walk,
 // siblings visited by their lowest-numbered CPU; a unit spanning several
 // parents is indexed where the walk first meets it).
 
@@ -124,6 +124,18 @@ struct ReadScope {
 // that cannot be read or makes no sense leaves its attribute out and adds a
 // line to Topology::warnings.
 Topology read_topology(const SysRoot& root, ReadScope scope = {});
+
+// Each NUMA node's CPUs, without its memory, read as
+// read_topology reads them, for a caller that needs only which node a CPU is
+// on (show: the node a thread last ran on) and not the rest of the machine.
+// Never fails: a node whose CPUs cannot be read has none. A machine with no
+// node directory is one node 0 holding every CPU number up to the most
+// supported.
+std::vector<NodeInfo> read_node_cpus(const SysRoot& root);
+
+// The number of the node among `nodes` (Topology::nodes, read_node_cpus)
+// that holds `cpu`; -1 where none does (or cpu is -1).
+long node_of_cpu(const std::vector<NodeInfo>& nodes, long cpu);
 
 // The allowed CPUs and memory nodes of a process ("self" or a PID number) as
 // seen under `root`: its cgroup cpuset (v2 effective, v1 effective, old

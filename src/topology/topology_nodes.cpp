@@ -142,4 +142,19 @@ void read_nodes(const SysRoot& root, RawTopology& raw, bool memory) {
   }
 }
 
+std::vector<NodeInfo> read_node_cpus(const SysRoot& root) {
+  RawTopology raw;
+  // What the single node of a machine without node directories holds.
+  raw.cpus = CpuSet::range(0, k_max_cpus - 1);
+  read_nodes(root, raw, false);
+  return std::move(raw.nodes);
+}
+
+long node_of_cpu(const std::vector<NodeInfo>& nodes, long cpu) {
+  if (cpu < 0 || cpu > static_cast<long>(k_max_id)) return -1;
+  for (const auto& node : nodes)
+    if (node.cpus.test(static_cast<unsigned>(cpu))) return node.node;
+  return -1;
+}
+
 }  // namespace affix

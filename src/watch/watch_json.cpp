@@ -1,4 +1,4 @@
-// `affix watch --json`: JSON Lines as the contract shows them.
+// `affix watch --json`: JSON Lines as affix(1), WATCH, "Output" shows them.
 #include <cmath>
 
 #include "json.hpp"
@@ -40,17 +40,6 @@ void thread(JsonWriter& j, const ThreadReport& t) {
   j.end_object();
 }
 
-void pages(JsonWriter& j, const char* key, const std::optional<NodePages>& per_node) {
-  j.key(key);
-  if (!per_node) {
-    j.null();
-    return;
-  }
-  j.begin_object();
-  for (const auto& [node, count] : *per_node) j.field(std::to_string(node), count);
-  j.end_object();
-}
-
 void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   j.begin_object();
   j.field("pid", p.pid);
@@ -59,9 +48,9 @@ void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   j.field("threads_unread", p.threads_unread);
   j.field("cpus_ran", format_cpulist(p.cpus_ran));
   activity(j, p.activity);
-  pages(j, "memory_pages", p.pages);
-  pages(j, "anon_pages", p.anon_pages);
-  pages(j, "file_pages", p.file_pages);
+  node_counts_field(j, "memory_pages", p.pages);
+  node_counts_field(j, "anon_pages", p.anon_pages);
+  node_counts_field(j, "file_pages", p.file_pages);
   j.field("remote_pages", p.remote_pages);
   j.field("exact", p.exact);
   j.field("exited", p.exited);

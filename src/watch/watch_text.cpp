@@ -45,15 +45,6 @@ std::string cells(const Activity& a, double seconds, double last) {
 
 const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW";
 
-std::string nodes_text(const NodePages& pages) {
-  std::string out;
-  for (const auto& [node, count] : pages) {
-    if (count == 0) continue;
-    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", node, count);
-  }
-  return out.empty() ? "none" : out;
-}
-
 // ", 0.6% remote" (of its anonymous pages, on nodes where it did not run).
 std::string remote_text(const ProcessReport& p) {
   if (!p.remote_pages || !p.anon_pages) return "";
@@ -71,7 +62,7 @@ std::string unread_text(size_t unread) { return unread ? fmt::format(" ({} unrea
 // page cache of the files it maps (not counted as remote).
 std::string pages_text(const ProcessReport& p) {
   if (!p.pages || !p.anon_pages || !p.file_pages) return "pages unknown";
-  return fmt::format("anon {}{}; file {}", nodes_text(*p.anon_pages), remote_text(p), nodes_text(*p.file_pages));
+  return fmt::format("anon {}{}; file {}", format_node_counts(*p.anon_pages, true), remote_text(p), format_node_counts(*p.file_pages, true));
 }
 
 // The line under a process's row; where it would not fit in k_line_width
