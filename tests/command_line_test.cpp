@@ -257,3 +257,111 @@ TEST_CASE("--spread[=N]: run and explain take N threads per CPU, pin takes no va
   CHECK(error_of(CommandKind::Pin, {"--spread=2", "0-1", "12"}) ==
         "option '--spread' takes no value for 'pin': N threads per CPU (--spread=N) is for run");
 }
+
+// topo, show and watch: the same tokenizer, in the same words.
+namespace {
+
+std::string error_and_hint(CommandKind kind, const Args& args, std::string* hint = nullptr) {
+  try {
+    parse_command_line(kind, args);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Usage);
+    if (hint) *hint = e.hint();
+    return e.what();
+  }
+  return "no error";
+}
+std::string topo_error(const Args& args, std::string* hint = nullptr) {
+  return error_and_hint(CommandKind::Topo, args, hint);
+}
+
+}  // namespace
+
+TEST_CASE("topo, show, watch: values land where they belong") {
+  auto s = parse(CommandKind::Show, {"--json", "--root=/r", "1", "--", "-2"});
+  CHECK(s.json);
+  CHECK(s.root == std::optional<std::string>("/r"));
+  CHECK(s.rest == Args{"1", "-2"});
+  auto w = parse(CommandKind::Watch, {"-i", "0.5", "--threads", "1", "-c3", "--", "-2"});
+  CHECK(w.interval == std::optional<std::string>("0.5"));
+  CHECK(w.intervals == std::optional<std::string>("3"));
+  CHECK(w.threads);
+  CHECK(w.rest == Args{"1", "-2"});
+  auto t = parse(CommandKind::Watch, {"-i0.25", "--count", "--json"});
+  CHECK(t.interval == std::optional<std::string>("0.25"));
+  CHECK(t.intervals == std::optional<std::string>("--json"));  // a value option takes the next word, whatever it is
+  CHECK_FALSE(t.json);
+  auto r = parse(CommandKind::Show, {"--root", "--json"});
+  CHECK(r.root == std::optional<std::string>("--json"));
+  CHECK_FALSE(r.json);
+  CHECK(parse(CommandKind::Show, {"--pinned"}).pinned);
+  // Values are watch's to check, once every word is read (watch_cli.sh).
+  CHECK(parse(CommandKind::Watch, {"-i", "x"}).interval == std::optional<std::string>("x"));
+  CHECK(parse(CommandKind::Watch, {"--interval=fast", "1"}).interval == std::optional<std::string>("fast"));
+}
+
+TEST_CASE("topo, show, watch: the usage line is the hint") {
+  CHECK(hint_of(CommandKind::Show, {"--bogus"}) ==
+        "usage: affix show [--json] [--pinned] [--root DIR] [PID...]; see 'affix show --help'");
+  CHECK(hint_of(CommandKind::Topo, {"--bogus"}) == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+  CHECK(hint_of(CommandKind::Watch, {"-x"}) ==
+        "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]; see 'affix watch --help'");
+}
+
+TEST_CASE("topo, show, watch: every mistake in the same words") {
+  std::string hint;
+  CHECK(topo_error({"--bogus"}, &hint) == "unknown option '--bogus' for 'topo'");
+  CHECK(hint == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+  CHECK(topo_error({"--bogus=1"}) == "unknown option '--bogus' for 'topo'");
+  CHECK(topo_error({"-x"}) == "unknown option '-x' for 'topo'");
+  CHECK(topo_error({"-hx"}) == "unknown option '-hx' for 'topo'");  // never split
+  CHECK(topo_error({"--root"}, &hint) == "option '--root' needs a value");
+  CHECK(hint == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+  // An empty attached value never takes the next word.
+  CHECK(topo_error({"--root=", "--json"}) == "option '--root' needs a value");
+  CHECK(topo_error({"--root", ""}) == "option '--root' needs a value");
+  CHECK(topo_error({"--json=1"}) == "option '--json' takes no value");
+  CHECK(topo_error({"--json="}) == "option '--json' takes no value");
+  CHECK(topo_error({"--root", "a", "--root=b"}) == "option '--root' given twice");
+  CHECK(topo_error({"extra"}) == "unexpected argument 'extra' for 'topo'");
+  CHECK(topo_error({"--", "--json"}) == "unexpected argument '--json' for 'topo'");
+  CHECK(error_and_hint(CommandKind::Watch, {"-i", "1", "--interval=2"}) == "option '--interval' given twice");
+  CHECK(error_and_hint(CommandKind::Watch, {"-c", "1", "-c2"}) == "option '--count' given twice");
+  CHECK(error_and_hint(CommandKind::Watch, {"-i", ""}) == "option '-i' needs a value");
+  CHECK(error_and_hint(CommandKind::Show, {"--pinned=yes"}) == "option '--pinned' takes no value");
+  // Flags may be repeated, as in run, explain and pin.
+  CHECK(topo_error({"--json", "--json"}) == "no error");
+}
+
+TEST_CASE("topo, show, watch: did you mean, as for run, explain and pin") {
+  std::string hint;
+  CHECK(topo_error({"--jsn"}, &hint) == "unknown option '--jsn' for 'topo'");
+  CHECK(hint == "did you mean '--json'?");
+  CHECK(error_and_hint(CommandKind::Show, {"--rot=/x"}, &hint) == "unknown option '--rot' for 'show'");
+  CHECK(hint == "did you mean '--root'?");
+  CHECK(error_and_hint(CommandKind::Watch, {"--treads"}, &hint) == "unknown option '--treads' for 'watch'");
+  CHECK(hint == "did you mean '--threads'?");
+  CHECK(topo_error({"--frobnicate"}, &hint) == "unknown option '--frobnicate' for 'topo'");
+  CHECK(hint == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+  // The same words from pin.
+  try {
+    parse_command_line(CommandKind::Pin, {"--no-smtt", "0", "1"});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "unknown option '--no-smtt' for 'pin'");
+    CHECK(e.hint() == "did you mean '--no-smt'?");
+  }
+}
+
+TEST_CASE("topo, show, watch: --help stops the checking where it stands") {
+  CHECK(parse(CommandKind::Topo, {"--help", "--bogus", "--root"}).help);
+  CHECK(parse(CommandKind::Show, {"1", "-h", "--pinned"}).help);
+  CHECK(topo_error({"--bogus", "--help"}) == "unknown option '--bogus' for 'topo'");
+  CHECK(topo_error({"extra", "--help"}) == "unexpected argument 'extra' for 'topo'");
+  // The help texts name every option.
+  for (const char* o : {"--json", "--root DIR"}) CHECK(command_help(CommandKind::Topo).find(o) != std::string::npos);
+  for (const char* o : {"--json", "--pinned", "--root DIR", "PID"})
+    CHECK(command_help(CommandKind::Show).find(o) != std::string::npos);
+  for (const char* o : {"-i,--interval SECONDS", "-c,--count N", "--threads", "--json", "PID"})
+    CHECK(command_help(CommandKind::Watch).find(o) != std::string::npos);
+}

@@ -1,6 +1,7 @@
 // `affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]`: parse, read the
 // machine, resolve, then launch (launch.cpp) on the kernel itself (linux_os()).
 #include <cstdio>
+#include <optional>
 
 #include "commands.hpp"
 #include "error.hpp"
@@ -15,17 +16,6 @@
 
 namespace affix {
 
-namespace {
-
-// Whether WHERE or --exclude names a CPU kind: only then are the per-CPU
-// files that rank kinds read (cpu_kinds.hpp).
-bool mentions_kind(const PlacementRequest& request) {
-  auto has = [](const std::string& spec) { return spec.find("kind") != std::string::npos; };
-  return has(request.where) || (request.exclude && has(*request.exclude));
-}
-
-}  // namespace
-
 int command_run(const Args& args) {
   CommandLine cl = parse_command_line(CommandKind::Run, args);
   if (cl.help) {
@@ -33,16 +23,28 @@ int command_run(const Args& args) {
     return k_exit_ok;
   }
   SysRoot root;
+  // WHERE and --exclude, parsed once: what is read of the machine and the
+  // resolver take the trees. Where one does not parse, the whole machine is
+  // read and the parser's error is thrown where the resolver throws it,
+  // after the machine is read (one that cannot be read is told first).
+  std::optional<RequestLocations> locations;
+  std::optional<Error> location_error;
+  try {
+    locations = parse_locations(cl.request);
+  } catch (const Error& e) {
+    location_error = e;
+  }
   // A plain launch reads only what its placement depends on (scope_for:
   // a bare CPU list, which CPUs are online); -v, --dry-run and --env report
-  // more than the CPUs.
+  // more than the CPUs. The CPU kinds only where a kind: step names them.
   bool plain = !cl.verbose && !cl.dry_run && !cl.env;
-  ReadScope scope = plain ? scope_for(cl.request) : ReadScope{};
-  scope.kinds = mentions_kind(cl.request);
+  ReadScope scope = plain && locations ? scope_for(cl.request, *locations) : ReadScope{};
+  scope.kinds = !locations || names_kind(*locations);
   Topology topo = read_topology(root, scope);
   Allowed allowed = read_allowed(root, topo, linux_os());
   EnvLookup env = process_env();
-  Placement placement = resolve(cl.request, topo, allowed, env);
+  if (location_error) throw *location_error;
+  Placement placement = resolve(cl.request, *locations, topo, allowed, env);
 
   LaunchRequest request;
   request.argv = cl.rest;

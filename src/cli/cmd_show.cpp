@@ -3,10 +3,9 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli_errors.hpp"
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
@@ -29,22 +28,15 @@ struct ShowOptions {
 
 // Parsing only: no side effects. nullopt where --help was printed.
 std::optional<ShowOptions> parse_show(const Args& args) {
-  ShowOptions o;
-  CLI::App app{"Where processes and their threads may run and did run: each thread's CPU list and\n"
-               "the CPU (and node) it last ran on, and the pages per NUMA node.",
-               "affix show"};
-  app.set_help_flag("-h,--help", "this text");
-  app.add_flag("--json", o.json, "print one JSON document")->disable_flag_override();
-  app.add_flag("--pinned", o.pinned, "every process with a thread narrower than its allowed CPUs")
-      ->disable_flag_override();
-  app.add_option("--root", o.root, "read DIR/proc and DIR/sys instead of /proc and /sys")->type_name("DIR");
-  app.add_option("PID", o.pids, "process IDs (default: affix itself)")->type_name("");
-  app.footer("Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.");
-  if (!parse_cli11(app, args, "show")) return std::nullopt;
-  if (o.pinned && !o.pids.empty()) {
+  CommandLine cl = parse_command_line(CommandKind::Show, args);
+  if (cl.help) {
+    std::fputs(command_help(CommandKind::Show).c_str(), stdout);
+    return std::nullopt;
+  }
+  if (cl.pinned && !cl.rest.empty()) {
     throw Error(ErrorKind::Usage, "--pinned scans every process; it takes no PID");
   }
-  return o;
+  return ShowOptions{cl.json, cl.pinned, cl.root.value_or("/"), std::move(cl.rest)};
 }
 
 }  // namespace

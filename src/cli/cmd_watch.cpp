@@ -17,10 +17,9 @@
 #include <cstring>
 #include <optional>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli_errors.hpp"
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
@@ -55,24 +54,17 @@ std::optional<double> parse_seconds(const std::string& text) {
   return v;
 }
 
+// Parsing only: no side effects. nullopt where --help was printed.
 std::optional<WatchOptions> parse_watch(const Args& args) {
+  CommandLine cl = parse_command_line(CommandKind::Watch, args);
+  if (cl.help) {
+    std::fputs(command_help(CommandKind::Watch).c_str(), stdout);
+    return std::nullopt;
+  }
   WatchOptions o;
-  std::string interval, count;
-  std::vector<std::string> pids;
-  CLI::App app{"How often threads move between cores, caches, nodes and sockets, and where their\n"
-               "memory is: every interval, per process (per thread with --threads), until -c N\n"
-               "intervals, Ctrl-C or SIGTERM; then a summary. Without a PID, every process.",
-               "affix watch"};
-  app.add_option("-i,--interval", interval, "seconds between samples, 0.1 to 3600 (default 1)")
-      ->type_name("SECONDS");
-  app.add_option("-c,--count", count, "stop after N intervals (default: when interrupted)")->type_name("N");
-  app.add_flag("--threads", o.threads, "one row per thread")->disable_flag_override();
-  app.add_flag("--json", o.json, "JSON Lines: one object per interval, then the summary")
-      ->disable_flag_override();
-  app.add_option("PID", pids, "process IDs (default: every process)")->type_name("");
-  app.footer("Exit status: 0 success (also after Ctrl-C or SIGTERM); 1 no named process exists;\n"
-             "2 usage error.");
-  if (!parse_cli11(app, args, "watch")) return std::nullopt;
+  o.threads = cl.threads;
+  o.json = cl.json;
+  std::string interval = cl.interval.value_or(""), count = cl.intervals.value_or("");
   if (!interval.empty()) {
     auto v = parse_seconds(interval);
     if (!v) throw Error(ErrorKind::Usage, fmt::format("invalid interval '{}': expected seconds from 0.1 to 3600", interval));
@@ -84,7 +76,7 @@ std::optional<WatchOptions> parse_watch(const Args& args) {
       throw Error(ErrorKind::Usage, fmt::format("invalid count '{}': expected a number of intervals from 1 to 1000000000", count));
     o.count = static_cast<unsigned long>(*v);
   }
-  o.pids = parse_pid_arguments(pids);
+  o.pids = parse_pid_arguments(cl.rest);
   return o;
 }
 

@@ -1,7 +1,9 @@
-// The hand parser of run, explain and pin (the rules: command_line.hpp).
-// Not CLI11, which topo, show and watch use through parse_cli11
-// (cli_errors.hpp), because this grammar is not one CLI11 can keep. Checked
-// against CLI11 2.1.2, the version Debian 12 ships:
+// The one tokenizer of affix's command lines (the rules: command_line.hpp).
+// Each command is a row of k_grammars: its options, each {long name, short
+// letter, how it takes a value, what it does with it}, and what its other
+// words are. Not CLI11, which affix no longer uses, because run's grammar is
+// not one CLI11 can keep. Checked against CLI11 2.1.2, the version Debian 12
+// ships:
 //   - it cannot stop at an unknown option after WHERE: with prefix_command()
 //     it stops at the first plain word after WHERE, but an unknown option
 //     there is set aside and parsing goes on, so `affix 0 -x -v ls` would
@@ -17,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <string_view>
 
 #include "error.hpp"
@@ -27,108 +30,55 @@ namespace affix {
 
 namespace {
 
-enum KindMask : unsigned { k_run = 1, k_explain = 2, k_pin = 4, k_all = 7 };
+// How an option takes its value.
+enum class Value {
+  None,      // a flag: `--opt=V` is an error, `-oV` an unknown word
+  Next,      // attached (`--opt=V`, `-oV`) or the next word, whatever it is
+  NonEmpty,  // the same, and an empty value is no value ("needs a value")
+  Attached,  // only attached (`--opt=V`); without one, a flag
+};
 
-enum class Opt {
-  Help, NoSmt, Count, Order, Exclude, Slice, Mem, Verbose, DryRun, Env, Json, Root, Spread,
-  Tid, Migrate, Tree, As,
+// One option as the words gave it.
+struct Given {
+  std::string name;                  // as written, without the value: "--count", "-n"
+  std::optional<std::string> value;  // nullopt: none (a flag, or Attached without one)
 };
 
 struct OptionSpec {
-  Opt opt;
   const char* long_name;  // without "--"
   char short_name;        // 0: none
-  bool takes_value;
-  unsigned kinds;
+  Value value;
+  void (*apply)(CommandLine& cl, const Given& given);  // throws Error(Usage) for a bad value
 };
 
-constexpr OptionSpec k_options[] = {
-    {Opt::Help, "help", 'h', false, k_all},
-    {Opt::NoSmt, "no-smt", 0, false, k_all},
-    {Opt::Count, "count", 'n', true, k_all},
-    {Opt::Order, "order", 0, true, k_all},
-    {Opt::Exclude, "exclude", 0, true, k_all},
-    {Opt::Slice, "slice", 0, true, k_all},
-    {Opt::Mem, "mem", 'm', true, k_all},
-    {Opt::Verbose, "verbose", 'v', false, k_run | k_pin},
-    {Opt::DryRun, "dry-run", 0, false, k_run | k_pin},
-    {Opt::Env, "env", 0, false, k_run},
-    {Opt::Json, "json", 0, false, k_explain},
-    {Opt::Root, "root", 0, true, k_explain},
-    {Opt::As, "as", 0, true, k_explain},
-    {Opt::Spread, "spread", 0, false, k_all},  // run and explain: --spread=N
-    {Opt::Tid, "tid", 0, false, k_pin},
-    {Opt::Migrate, "migrate", 0, false, k_pin},
-    {Opt::Tree, "tree", 0, false, k_pin},
+// What a command's words that are no options are.
+enum class Words {
+  None,          // topo: none at all
+  Ids,           // show, watch: PIDs, among the options
+  Where,         // explain: WHERE, and nothing more
+  WhereIds,      // pin: WHERE, then IDs among the options
+  WhereCommand,  // run: WHERE, then the command, which takes every word from its first on
 };
 
-unsigned kind_bit(CommandKind kind) {
-  switch (kind) {
-    case CommandKind::Run: return k_run;
-    case CommandKind::Explain: return k_explain;
-    case CommandKind::Pin: return k_pin;
-  }
-  return 0;
-}
-
-// A word that looks like an option, split into the spec it names and an
-// attached value ("--count=4", "-n4"). spec is nullptr when it names no
-// option of this command.
-struct OptionWord {
-  const OptionSpec* spec = nullptr;
-  std::string name;  // as written, without any attached value: "--count", "-n"
-  std::optional<std::string> value;
+struct Grammar {
+  CommandKind kind;
+  const char* name;   // "run": also in `see 'affix run --help'`
+  const char* usage;  // the hint of a mistake no nearer hint explains
+  std::span<const OptionSpec* const> options;
+  Words words;
+  bool foreign_hints;  // numactl's and taskset's options are told in affix's words
 };
 
-OptionWord split_option(std::string_view word, CommandKind kind) {
-  OptionWord out;
-  unsigned bit = kind_bit(kind);
-  if (word.substr(0, 2) == "--") {
-    std::string_view body = word.substr(2);
-    auto eq = body.find('=');
-    std::string_view name = body.substr(0, eq);
-    out.name = "--" + std::string(name);
-    if (eq != std::string_view::npos) out.value = std::string(body.substr(eq + 1));
-    for (auto& spec : k_options)
-      if (name == spec.long_name && (spec.kinds & bit)) out.spec = &spec;
-    return out;
-  }
-  char c = word[1];
-  out.name = std::string("-") + c;
-  for (auto& spec : k_options) {
-    if (spec.short_name != c || !(spec.kinds & bit)) continue;
-    if (word.size() > 2) {
-      if (!spec.takes_value) {  // "-vx": not one of ours
-        out.name = std::string(word);
-        return out;
-      }
-      out.value = std::string(word.substr(2));
-    }
-    out.spec = &spec;
-  }
-  if (!out.spec) out.name = std::string(word);
-  return out;
-}
+const Grammar& grammar(CommandKind kind);
 
-bool is_option_word(std::string_view word) { return word.size() > 1 && word[0] == '-'; }
-
-std::string usage_line(CommandKind kind) {
-  switch (kind) {
-    case CommandKind::Run: return "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]";
-    case CommandKind::Explain: return "usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]";
-    case CommandKind::Pin: return "usage: affix pin [OPTIONS] WHERE PID...";
-  }
-  return {};
-}
-
-// The hint is the usage line, or the nearest option where one is close.
-[[noreturn]] void usage_error(CommandKind kind, const std::string& what, std::string hint = {}) {
-  if (hint.empty())
-    hint = fmt::format("{}; see 'affix {} --help'", usage_line(kind), command_kind_name(kind));
+[[noreturn]] void usage_error(const Grammar& g, const std::string& what, std::string hint = {}) {
+  if (hint.empty()) hint = fmt::format("{}; see 'affix {} --help'", g.usage, g.name);
   throw Error(ErrorKind::Usage, what, hint);
 }
 
-
+[[noreturn]] void usage_error(CommandKind kind, const std::string& what) {
+  usage_error(grammar(kind), what);
+}
 
 // The part of a cpulist parse message after "invalid cpulist '...': ".
 std::string cpulist_reason(const std::string& message) {
@@ -136,24 +86,164 @@ std::string cpulist_reason(const std::string& message) {
   return at == std::string::npos ? message : message.substr(at + 3);
 }
 
+void apply_mem(CommandLine& cl, const Given& given) {
+  try {
+    cl.request.mem = parse_mem_option(*given.value);
+  } catch (const Error& e) {  // numactl's -m NODES
+    auto hint = given.name == "-m" ? numactl_mem_hint(given.name, *given.value) : std::nullopt;
+    if (!hint) throw;
+    throw Error(e.kind(), e.what(), *hint);
+  }
+}
+
+// --- The options ------------------------------------------------------------
+// Shared by every command that has them; each command lists its own, in the
+// order its help text has them (the order in which a near miss is found).
+
+constexpr OptionSpec k_help{"help", 'h', Value::None, [](CommandLine& cl, const Given&) { cl.help = true; }};
+// Selection and memory (run, explain, pin)
+constexpr OptionSpec k_no_smt{"no-smt", 0, Value::None,
+                              [](CommandLine& cl, const Given&) { cl.request.no_smt = true; }};
+constexpr OptionSpec k_count{"count", 'n', Value::Next, [](CommandLine& cl, const Given& g) {
+                               cl.request.count = parse_count_option(*g.value);
+                             }};
+constexpr OptionSpec k_order{"order", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                               cl.request.order = parse_order_option(*g.value);
+                             }};
+constexpr OptionSpec k_exclude{"exclude", 0, Value::Next,
+                               [](CommandLine& cl, const Given& g) { cl.request.exclude = *g.value; }};
+constexpr OptionSpec k_slice{"slice", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                               cl.request.slice = parse_slice_option(*g.value);
+                             }};
+constexpr OptionSpec k_mem{"mem", 'm', Value::Next, apply_mem};
+// run and pin
+constexpr OptionSpec k_verbose{"verbose", 'v', Value::None,
+                               [](CommandLine& cl, const Given&) { cl.verbose = true; }};
+constexpr OptionSpec k_dry_run{"dry-run", 0, Value::None,
+                               [](CommandLine& cl, const Given&) { cl.dry_run = true; }};
+// run
+constexpr OptionSpec k_env{"env", 0, Value::None, [](CommandLine& cl, const Given&) { cl.env = true; }};
+// run and explain: --spread[=N]
+constexpr OptionSpec k_spread{"spread", 0, Value::Attached, [](CommandLine& cl, const Given& g) {
+                                cl.spread = g.value ? parse_spread_option(*g.value) : 1;
+                              }};
+// explain, topo, show, watch
+constexpr OptionSpec k_json{"json", 0, Value::None, [](CommandLine& cl, const Given&) { cl.json = true; }};
+// explain: an empty DIR is told after "given twice"
+constexpr OptionSpec k_explain_root{"root", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                                      if (g.value->empty()) usage_error(cl.kind, "option '--root' needs a value");
+                                      cl.root = *g.value;
+                                    }};
+constexpr OptionSpec k_as{"as", 0, Value::Next,
+                          [](CommandLine& cl, const Given& g) { cl.as = parse_as_option(*g.value); }};
+// pin
+constexpr OptionSpec k_pin_spread{"spread", 0, Value::Attached, [](CommandLine& cl, const Given& g) {
+                                    if (g.value)
+                                      usage_error(cl.kind, "option '--spread' takes no value for 'pin': N "
+                                                           "threads per CPU (--spread=N) is for run");
+                                    cl.spread = 1;
+                                  }};
+constexpr OptionSpec k_tid{"tid", 0, Value::None, [](CommandLine& cl, const Given&) { cl.tid = true; }};
+constexpr OptionSpec k_migrate{"migrate", 0, Value::None,
+                               [](CommandLine& cl, const Given&) { cl.migrate = true; }};
+constexpr OptionSpec k_tree{"tree", 0, Value::None, [](CommandLine& cl, const Given&) { cl.tree = true; }};
+// topo and show
+constexpr OptionSpec k_root{"root", 0, Value::NonEmpty,
+                            [](CommandLine& cl, const Given& g) { cl.root = *g.value; }};
+// show
+constexpr OptionSpec k_pinned{"pinned", 0, Value::None, [](CommandLine& cl, const Given&) { cl.pinned = true; }};
+// watch
+constexpr OptionSpec k_interval{"interval", 'i', Value::NonEmpty,
+                                [](CommandLine& cl, const Given& g) { cl.interval = *g.value; }};
+constexpr OptionSpec k_intervals{"count", 'c', Value::NonEmpty,
+                                 [](CommandLine& cl, const Given& g) { cl.intervals = *g.value; }};
+constexpr OptionSpec k_threads{"threads", 0, Value::None, [](CommandLine& cl, const Given&) { cl.threads = true; }};
+
+constexpr const OptionSpec* k_run_options[] = {&k_help,  &k_no_smt,  &k_count,   &k_order,
+                                               &k_exclude, &k_slice, &k_mem,     &k_verbose,
+                                               &k_dry_run, &k_env,   &k_spread};
+constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count, &k_order,
+                                                   &k_exclude, &k_slice, &k_mem,  &k_json,
+                                                   &k_explain_root, &k_as, &k_spread};
+constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
+                                               &k_slice,   &k_mem,        &k_verbose, &k_dry_run,
+                                               &k_pin_spread, &k_tid,     &k_migrate, &k_tree};
+constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
+constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_pinned, &k_root};
+constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
+
+constexpr Grammar k_grammars[] = {
+    {CommandKind::Run, "run", "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]", k_run_options,
+     Words::WhereCommand, true},
+    {CommandKind::Explain, "explain", "usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]",
+     k_explain_options, Words::Where, true},
+    {CommandKind::Pin, "pin", "usage: affix pin [OPTIONS] WHERE PID...", k_pin_options, Words::WhereIds, true},
+    {CommandKind::Topo, "topo", "usage: affix topo [--json] [--root DIR]", k_topo_options, Words::None, false},
+    {CommandKind::Show, "show", "usage: affix show [--json] [--pinned] [--root DIR] [PID...]", k_show_options,
+     Words::Ids, false},
+    {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]",
+     k_watch_options, Words::Ids, false},
+};
+
+const Grammar& grammar(CommandKind kind) {
+  for (const auto& g : k_grammars)
+    if (g.kind == kind) return g;
+  return k_grammars[0];
+}
+
+// A word that looks like an option, split into the spec it names and an
+// attached value ("--count=4", "-n4"). spec is nullptr when it names no
+// option of this command.
+struct OptionWord {
+  const OptionSpec* spec = nullptr;
+  Given given;
+};
+
+OptionWord split_option(std::string_view word, const Grammar& g) {
+  OptionWord out;
+  if (word.substr(0, 2) == "--") {
+    std::string_view body = word.substr(2);
+    auto eq = body.find('=');
+    std::string_view name = body.substr(0, eq);
+    out.given.name = "--" + std::string(name);
+    if (eq != std::string_view::npos) out.given.value = std::string(body.substr(eq + 1));
+    for (const OptionSpec* spec : g.options)
+      if (name == spec->long_name) out.spec = spec;
+    return out;
+  }
+  char c = word[1];
+  out.given.name = std::string("-") + c;
+  for (const OptionSpec* spec : g.options) {
+    if (spec->short_name != c) continue;
+    if (word.size() > 2) {
+      if (spec->value == Value::None) {  // "-vx": not one of ours
+        out.given.name = std::string(word);
+        return out;
+      }
+      out.given.value = std::string(word.substr(2));
+    }
+    out.spec = spec;
+  }
+  if (!out.spec) out.given.name = std::string(word);
+  return out;
+}
+
+bool is_option_word(std::string_view word) { return word.size() > 1 && word[0] == '-'; }
+
+bool takes_where(Words words) {
+  return words == Words::Where || words == Words::WhereIds || words == Words::WhereCommand;
+}
+
 }  // namespace
 
 std::string option_hint(const std::string& word, CommandKind kind) {
   if (word.substr(0, 2) != "--") return {};
   std::vector<std::string> names;
-  for (auto& spec : k_options)
-    if (spec.kinds & kind_bit(kind)) names.push_back(std::string("--") + spec.long_name);
+  for (const OptionSpec* spec : grammar(kind).options) names.push_back(std::string("--") + spec->long_name);
   return did_you_mean(word.substr(0, word.find('=')), names);
 }
 
-const char* command_kind_name(CommandKind kind) {
-  switch (kind) {
-    case CommandKind::Run: return "run";
-    case CommandKind::Explain: return "explain";
-    case CommandKind::Pin: return "pin";
-  }
-  return "?";
-}
+const char* command_kind_name(CommandKind kind) { return grammar(kind).name; }
 
 unsigned parse_count_option(const std::string& text) {
   auto v = parse_decimal(text, k_max_id);
@@ -238,11 +328,12 @@ AsFormat parse_as_option(const std::string& text) {
 }
 
 CommandLine parse_command_line(CommandKind kind, const Args& args) {
+  const Grammar& g = grammar(kind);
   CommandLine cl;
   cl.kind = kind;
   bool have_where = false;
   bool options_done = false;
-  std::vector<Opt> seen_values;  // value options already given
+  std::vector<const OptionSpec*> seen_values;  // value options already given
   auto& req = cl.request;
 
   for (size_t i = 0; i < args.size(); ++i) {
@@ -252,110 +343,83 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
       continue;
     }
     if (!options_done && is_option_word(word)) {
-      OptionWord ow = split_option(word, kind);
-      if (!ow.spec) {
-        if (kind == CommandKind::Run && have_where) {  // starts the command
+      auto [spec, given] = split_option(word, g);
+      if (!spec) {
+        if (g.words == Words::WhereCommand && have_where) {  // starts the command
           cl.rest.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
           break;
         }
-        std::string what =
-            fmt::format("unknown option '{}' for '{}'", ow.name, command_kind_name(kind));
-        if (auto hint = foreign_option_hint(args, i, kind == CommandKind::Run ? "" : command_kind_name(kind)))
-          usage_error(kind, what, *hint);
-        usage_error(kind, what, option_hint(ow.name, kind));
+        std::string what = fmt::format("unknown option '{}' for '{}'", given.name, g.name);
+        if (g.foreign_hints)
+          if (auto hint = foreign_option_hint(args, i, kind == CommandKind::Run ? "" : g.name))
+            usage_error(g, what, *hint);
+        usage_error(g, what, option_hint(given.name, kind));
       }
-      const OptionSpec& spec = *ow.spec;
-      std::string value;
-      if (spec.takes_value) {
-        if (ow.value) {
-          value = *ow.value;
-        } else if (i + 1 < args.size()) {
-          value = args[++i];
-        } else {
-          usage_error(kind, fmt::format("option '{}' needs a value", ow.name));
-        }
-        for (Opt o : seen_values)
-          if (o == spec.opt)
-            usage_error(kind, fmt::format("option '--{}' given twice", spec.long_name));
-        seen_values.push_back(spec.opt);
-      } else if (ow.value && spec.opt == Opt::Spread && kind == CommandKind::Pin) {
-        usage_error(kind, "option '--spread' takes no value for 'pin': N threads per CPU "
-                          "(--spread=N) is for run");
-      } else if (ow.value && spec.opt != Opt::Spread) {
-        usage_error(kind, fmt::format("option '{}' takes no value", ow.name));
+      if (spec->value == Value::None && given.value)
+        usage_error(g, fmt::format("option '{}' takes no value", given.name));
+      if (spec->value == Value::Next || spec->value == Value::NonEmpty) {
+        if (!given.value && i + 1 < args.size()) given.value = args[++i];
+        if (!given.value || (spec->value == Value::NonEmpty && given.value->empty()))
+          usage_error(g, fmt::format("option '{}' needs a value", given.name));
+        for (const OptionSpec* seen : seen_values)
+          if (seen == spec) usage_error(g, fmt::format("option '--{}' given twice", spec->long_name));
+        seen_values.push_back(spec);
       }
-      switch (spec.opt) {
-        case Opt::Help: cl.help = true; return cl;
-        case Opt::NoSmt: req.no_smt = true; break;
-        case Opt::Count: req.count = parse_count_option(value); break;
-        case Opt::Order: req.order = parse_order_option(value); break;
-        case Opt::Exclude: req.exclude = value; break;
-        case Opt::Slice: req.slice = parse_slice_option(value); break;
-        case Opt::Mem:
-          try {
-            req.mem = parse_mem_option(value);
-          } catch (const Error& e) {  // numactl's -m NODES
-            auto hint = ow.name == "-m" ? numactl_mem_hint(ow.name, value) : std::nullopt;
-            if (!hint) throw;
-            throw Error(e.kind(), e.what(), *hint);
-          }
-          break;
-        case Opt::Verbose: cl.verbose = true; break;
-        case Opt::DryRun: cl.dry_run = true; break;
-        case Opt::Env: cl.env = true; break;
-        case Opt::Json: cl.json = true; break;
-        case Opt::Root:
-          if (value.empty()) usage_error(kind, "option '--root' needs a value");
-          cl.root = value;
-          break;
-        case Opt::Spread: cl.spread = ow.value ? parse_spread_option(*ow.value) : 1; break;
-        case Opt::Tid: cl.tid = true; break;
-        case Opt::Migrate: cl.migrate = true; break;
-        case Opt::Tree: cl.tree = true; break;
-        case Opt::As: cl.as = parse_as_option(value); break;
-      }
+      spec->apply(cl, given);
+      if (cl.help) return cl;
       continue;
+    }
+    switch (g.words) {
+      case Words::None:
+        usage_error(g, fmt::format("unexpected argument '{}' for '{}'", word, g.name));
+      case Words::Ids:
+        cl.rest.push_back(word);
+        continue;
+      case Words::Where:
+      case Words::WhereIds:
+      case Words::WhereCommand:
+        break;
     }
     if (!have_where) {
       req.where = word;
       have_where = true;
       continue;
     }
-    if (kind == CommandKind::Run) {
+    if (g.words == Words::WhereCommand) {
       cl.rest.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
     }
-    if (kind == CommandKind::Explain)
-      usage_error(kind, fmt::format("unexpected '{}' after the location '{}'", word, req.where));
+    if (g.words == Words::Where)
+      usage_error(g, fmt::format("unexpected '{}' after the location '{}'", word, req.where));
     cl.rest.push_back(word);
   }
 
-  if (!have_where) usage_error(kind, "no location given");
-  if (cl.as && cl.json) usage_error(kind, "--as and --json cannot be used together");
+  if (takes_where(g.words) && !have_where) usage_error(g, "no location given");
+  if (cl.as && cl.json) usage_error(g, "--as and --json cannot be used together");
   if (kind == CommandKind::Run && cl.rest.empty())
-    usage_error(kind, fmt::format("no command given to run at '{}'", req.where));
+    usage_error(g, fmt::format("no command given to run at '{}'", req.where));
   if (kind == CommandKind::Pin && cl.rest.empty())
-    usage_error(kind, cl.tid ? "no thread ID given" : "no process ID given");
+    usage_error(g, cl.tid ? "no thread ID given" : "no process ID given");
   return cl;
 }
 
 std::string command_help(CommandKind kind) {
   std::string shape =
-      "Selection (applied in this order: WHERE, --exclude, --no-smt, --slice, --count):\n"
-      "  --exclude WHERE        remove these CPUs from the selection\n"
-      "  --no-smt               one hardware thread per core (the lowest-numbered)\n"
-      "  --slice K/N            keep part K (0-based) of N parts of whole cores\n"
-      "  --slice rank           K and N from the MPI/Slurm launcher's local rank and size\n"
-      "  -n, --count N          keep the first N CPUs in --order\n"
-      "  --order compact|scatter  compact (default) or round-robin over NUMA nodes\n"
-      "Memory:\n"
-      "  -m, --mem POLICY[:NODES]  bind, preferred, interleave or local; NODES default to\n"
-      "                         the nodes of the selected CPUs that have memory\n";
+             "Selection (applied in this order: WHERE, --exclude, --no-smt, --slice, --count):\n"
+             "  --exclude WHERE        remove these CPUs from the selection\n"
+             "  --no-smt               one hardware thread per core (the lowest-numbered)\n"
+             "  --slice K/N            keep part K (0-based) of N parts of whole cores\n"
+             "  --slice rank           K and N from the MPI/Slurm launcher's local rank and size\n"
+             "  -n, --count N          keep the first N CPUs in --order\n"
+             "  --order compact|scatter  compact (default) or round-robin over NUMA nodes\n"
+             "Memory:\n"
+             "  -m, --mem POLICY[:NODES]  bind, preferred, interleave or local; NODES default to\n"
+             "                         the nodes of the selected CPUs that have memory\n";
   std::string where =
-      "WHERE: socket:0 | node:1 | die:0 | llc:2 | core:0-3 | cpu:4 | 0-3,8 | all,\n"
-      "       kind:performance | kind:efficiency | kind:1 (hybrid CPUs),\n"
-      "       self (the CPUs affix was started on: self.core:0-1),\n"
-      "       nested with '.' (socket:1.core:0-3), joined with '+' (node:0+node:2)\n";
+             "WHERE: socket:0 | node:1 | die:0 | llc:2 | core:0-3 | cpu:4 | 0-3,8 | all,\n"
+             "       kind:performance | kind:efficiency | kind:1 (hybrid CPUs),\n"
+             "       self (the CPUs affix was started on: self.core:0-1),\n"
+             "       nested with '.' (socket:1.core:0-3), joined with '+' (node:0+node:2)\n";
   switch (kind) {
     case CommandKind::Run:
       return "Usage: affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]\n"
@@ -403,6 +467,49 @@ std::string command_help(CommandKind kind) {
              "  -h, --help             this text\n\n"
              "Exit status: 0 success; 1 the move failed (rolled back); 2 usage, location or\n"
              "resolution error.\n";
+    // topo, show and watch: the layout their help had when CLI11 wrote it.
+    case CommandKind::Topo:
+      return "Show the machine: sockets, nodes, caches, cores, threads, memory, distances\n"
+             "Usage: affix topo [OPTIONS]\n"
+             "\n"
+             "Options:\n"
+             "  -h,--help                   this text\n"
+             "  --json                      print one JSON document\n"
+             "  --root DIR                  read DIR/sys and DIR/proc instead of /sys and /proc\n"
+             "\n";
+    case CommandKind::Show:
+      return "Where processes and their threads may run and did run: each thread's CPU list and\n"
+             "the CPU (and node) it last ran on, and the pages per NUMA node.\n"
+             "Usage: affix show [OPTIONS] [PID...]\n"
+             "\n"
+             "Positionals:\n"
+             "  PID ...                     process IDs (default: affix itself)\n"
+             "\n"
+             "Options:\n"
+             "  -h,--help                   this text\n"
+             "  --json                      print one JSON document\n"
+             "  --pinned                    every process with a thread narrower than its allowed CPUs\n"
+             "  --root DIR                  read DIR/proc and DIR/sys instead of /proc and /sys\n"
+             "\n"
+             "Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.\n";
+    case CommandKind::Watch:
+      return "How often threads move between cores, caches, nodes and sockets, and where their\n"
+             "memory is: every interval, per process (per thread with --threads), until -c N\n"
+             "intervals, Ctrl-C or SIGTERM; then a summary. Without a PID, every process.\n"
+             "Usage: affix watch [OPTIONS] [PID...]\n"
+             "\n"
+             "Positionals:\n"
+             "  PID ...                     process IDs (default: every process)\n"
+             "\n"
+             "Options:\n"
+             "  -h,--help                   Print this help message and exit\n"
+             "  -i,--interval SECONDS       seconds between samples, 0.1 to 3600 (default 1)\n"
+             "  -c,--count N                stop after N intervals (default: when interrupted)\n"
+             "  --threads                   one row per thread\n"
+             "  --json                      JSON Lines: one object per interval, then the summary\n"
+             "\n"
+             "Exit status: 0 success (also after Ctrl-C or SIGTERM); 1 no named process exists;\n"
+             "2 usage error.\n";
   }
   return {};
 }

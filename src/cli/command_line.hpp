@@ -1,20 +1,29 @@
 #pragma once
-// The command lines of run, explain and pin: argv words -> a plain struct.
+// The command lines of all six commands: argv words -> a plain struct.
 // Parsing only, no side effects (nothing is read, nothing is checked against
-// the machine). Rules (affix(1), DESCRIPTION):
-//   - affix's options may stand before or after WHERE;
+// the machine). One tokenizer, driven by each command's table of options
+// (command_line.cpp). Rules (affix(1), DESCRIPTION):
+//   - options may stand before, between and after the other words;
+//   - run, explain, pin: the first word that is no option is WHERE;
 //   - run: the first word after WHERE that is not one of affix's options
 //     starts the command, and everything from there on belongs to it
 //     (`affix 0 ls -l` passes -l to ls);
 //   - `--` ends affix's options (allowed, never required); a WHERE not yet
 //     given is then the next word;
 //   - value options take `--opt VALUE`, `--opt=VALUE`, and for short ones
-//     `-n VALUE` / `-nVALUE`.
-// A hand parser rather than CLI11: command_line.cpp says why. Errors are
-// affix::Error(Usage), in the same words as parse_cli11's (cli_errors.hpp):
+//     `-n VALUE` / `-nVALUE`; a short flag with more letters after it
+//     (`-vx`) is one unknown word, never split;
+//   - -h/--help stops the parsing where it stands.
+// Errors are affix::Error(Usage), in the same words for every command:
 //   unknown option '--bogus' for 'pin'
 //   option '--count' needs a value
+//   option '--json' takes no value
+//   option '--root' given twice
+//   unexpected argument 'extra' for 'topo'
 //   invalid --count 'x': expected a whole number from 1 to 1048576
+// each with the hint `usage: affix topo [--json] [--root DIR]; see 'affix
+// topo --help'` where no nearer one is found (the nearest option, or for
+// run, explain and pin numactl's and taskset's options in affix's words).
 
 #include <optional>
 #include <string>
@@ -26,8 +35,8 @@ namespace affix {
 
 using Args = std::vector<std::string>;
 
-enum class CommandKind { Run, Explain, Pin };
-const char* command_kind_name(CommandKind kind);  // "run", "explain", "pin"
+enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch };
+const char* command_kind_name(CommandKind kind);  // "run", "explain", "pin", "topo", ...
 
 // explain --as: another launcher's words for the placement.
 enum class AsFormat { Systemd, Docker, Taskset, Numactl };
@@ -35,15 +44,17 @@ enum class AsFormat { Systemd, Docker, Taskset, Numactl };
 struct CommandLine {
   CommandKind kind = CommandKind::Run;
   bool help = false;           // -h/--help seen (nothing else is checked then)
-  PlacementRequest request;    // WHERE and the selection and memory options
-  // explain
+  PlacementRequest request;    // run, explain, pin: WHERE and the selection and memory options
+  // explain, topo, show, watch
   bool json = false;           // --json
+  // explain
   std::optional<AsFormat> as;  // --as FORMAT
+  // explain, topo, show
   std::optional<std::string> root;  // --root DIR
   // run and pin
   bool verbose = false;        // -v/--verbose
-  // run and pin
   bool dry_run = false;        // --dry-run
+  // run
   bool env = false;            // --env
   // run, explain and pin: threads per CPU, 0 without --spread (run and
   // explain take --spread=N; pin takes no value)
@@ -52,13 +63,22 @@ struct CommandLine {
   bool tid = false;            // --tid
   bool migrate = false;        // --migrate
   bool tree = false;           // --tree
-  // run: the command and its arguments, untouched; pin: the PID/TID words.
+  // show
+  bool pinned = false;         // --pinned
+  // watch: -i SECONDS and -c N as written (watch checks them once the
+  // words are all read), and --threads
+  std::optional<std::string> interval;
+  std::optional<std::string> intervals;
+  bool threads = false;
+  // run: the command and its arguments, untouched; pin: the PID/TID words;
+  // show and watch: the PID words.
   std::vector<std::string> rest;
 };
 
 // Throws Error(Usage) for unknown options, missing or bad values, options
 // given twice with values, a missing WHERE, a run without a command, an
-// explain with extra words or with both --as and --json, a pin without IDs.
+// explain with extra words or with both --as and --json, a pin without IDs,
+// a topo with any word that is no option.
 CommandLine parse_command_line(CommandKind kind, const Args& args);
 
 // "did you mean '--no-smt'?" for a word close to one of the command's long

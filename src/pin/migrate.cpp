@@ -193,7 +193,7 @@ MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan
   return r;
 }
 
-MigrateOutput migrate_all(Os& os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
+MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
                           const CpuSet& nodes, bool dry_run) {
   MigrateOutput out;
   // A target the pin no longer holds exited: what was read of it may be

@@ -29,7 +29,7 @@ void check_kernel_has(MemPolicyOs& os, const Placement& p) {
 
 }  // namespace
 
-int launch(Os& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
+int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
            LaunchOutput& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
   check_kernel_has(os.mem_policy, placement);

@@ -1,50 +1,69 @@
 #include "launch_scope.hpp"
 
-#include <string>
+#include <optional>
+
+#include "error.hpp"
 
 namespace affix {
 
 namespace {
 
-bool is_plain_cpulist(const PlacementRequest& request) {
-  if (request.where.empty() || request.exclude || request.no_smt || request.count ||
-      request.order != Order::Compact || request.slice || request.mem)
-    return false;
-  for (char c : request.where)
-    if (!((c >= '0' && c <= '9') || c == ',' || c == '-' || c == ':')) return false;
-  return true;
+// One term of a bare CPU list (N, N-M, N-M:S, commas; not `all`), as
+// taskset takes it.
+bool is_bare_list(const Location& where) {
+  return where.terms.size() == 1 && where.terms[0].bare && !where.terms[0].steps[0].ids.all;
 }
 
-// Every term of `where` a single first step on socket/node/cpu (kernel
-// numbers, which the order of units cannot change) or a bare list.
-bool numbers_only(const std::string& where) {
-  size_t start = 0;
-  while (start <= where.size()) {
-    size_t end = where.find('+', start);
-    std::string term = where.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (term.find('.') != std::string::npos) return false;
-    size_t colon = term.find(':');
-    if (colon != std::string::npos && !(term[0] >= '0' && term[0] <= '9')) {
-      std::string level = term.substr(0, colon);
-      if (level != "socket" && level != "package" && level != "node" && level != "numa" &&
-          level != "cpu" && level != "thread" && level != "pu")
-        return false;
-    }
-    if (end == std::string::npos) break;
-    start = end + 1;
+bool is_plain_cpulist(const PlacementRequest& request, const RequestLocations& locations) {
+  if (locations.exclude || request.no_smt || request.count || request.order != Order::Compact ||
+      request.slice || request.mem)
+    return false;
+  return is_bare_list(locations.where);
+}
+
+// Every term a single first step on socket/node/cpu (kernel numbers, which
+// the order of units cannot change), self, or a bare list.
+bool numbers_only(const Location& location) {
+  for (const Term& term : location.terms) {
+    if (term.steps.size() != 1) return false;
+    const Step& step = term.steps[0];
+    if (step.type == StepType::Kind) return false;
+    if (step.type == StepType::Level && step.level != Level::Socket && step.level != Level::Node &&
+        step.level != Level::Cpu)
+      return false;
   }
   return true;
 }
 
 }  // namespace
 
-ReadScope scope_for(const PlacementRequest& request) {
-  if (is_plain_cpulist(request)) return ReadScope{false, false, false};
+ReadScope scope_for(const PlacementRequest& request, const RequestLocations& locations) {
+  if (is_plain_cpulist(request, locations)) return ReadScope{false, false, false};
   ReadScope scope;
   scope.memory = request.mem.has_value();
-  scope.caches = request.count || request.slice || !numbers_only(request.where) ||
-                 (request.exclude && !numbers_only(*request.exclude));
+  scope.caches = request.count || request.slice || !numbers_only(locations.where) ||
+                 (locations.exclude && !numbers_only(*locations.exclude));
   return scope;
+}
+
+ReadScope scope_for(const PlacementRequest& request) {
+  std::optional<RequestLocations> locations;
+  try {
+    locations = parse_locations(request);
+  } catch (const Error&) {
+    return ReadScope{};
+  }
+  return scope_for(request, *locations);
+}
+
+bool names_kind(const RequestLocations& locations) {
+  auto has_kind = [](const Location& location) {
+    for (const Term& term : location.terms)
+      for (const Step& step : term.steps)
+        if (step.type == StepType::Kind) return true;
+    return false;
+  };
+  return has_kind(locations.where) || (locations.exclude && has_kind(*locations.exclude));
 }
 
 }  // namespace affix

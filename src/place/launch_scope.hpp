@@ -19,6 +19,15 @@ namespace affix {
 // - caches only where a step could index by the order of units or name
 //   llc/die/core (a later step, a die/llc/core level, --count, --slice);
 // - memory sizes and distances only with --mem.
+// `locations` are the request's own, parsed (parse_locations).
+ReadScope scope_for(const PlacementRequest& request, const RequestLocations& locations);
+
+// The same for a request not yet parsed; where its WHERE or --exclude does
+// not parse, everything (the resolver then throws the parser's error).
 ReadScope scope_for(const PlacementRequest& request);
+
+// Whether WHERE or --exclude has a kind: step: only then are the per-CPU
+// files that rank kinds read (ReadScope::kinds, cpu_kinds.hpp).
+bool names_kind(const RequestLocations& locations);
 
 }  // namespace affix

@@ -102,12 +102,22 @@ void resolve_memory(Placement& p, const MemRequest& mem, const Topology& topo,
 
 }  // namespace
 
+RequestLocations parse_locations(const PlacementRequest& request) {
+  RequestLocations out{parse_location(request.where), std::nullopt};
+  if (request.exclude) out.exclude = parse_location(*request.exclude);
+  return out;
+}
+
 Placement resolve(const PlacementRequest& request, const Topology& topo, const Allowed& allowed,
                   const EnvLookup& env) {
   // Parse everything first: a syntax error anywhere wins over resolution.
-  Location where = parse_location(request.where);
-  std::optional<Location> exclude;
-  if (request.exclude) exclude = parse_location(*request.exclude);
+  return resolve(request, parse_locations(request), topo, allowed, env);
+}
+
+Placement resolve(const PlacementRequest& request, const RequestLocations& locations,
+                  const Topology& topo, const Allowed& allowed, const EnvLookup& env) {
+  const Location& where = locations.where;
+  const std::optional<Location>& exclude = locations.exclude;
   if (request.count && *request.count == 0)
     throw Error(ErrorKind::Resolution, "--count 0: the count must be at least 1");
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpuset.hpp"
+#include "location.hpp"
 #include "os.hpp"
 #include "topology.hpp"
 
@@ -51,11 +52,24 @@ struct Placement {
   CpuSet mem_nodes;                // empty for local / no policy
   std::vector<Dropped> dropped;
   std::vector<std::string> warnings;
-  // Rule 5: where the CPUs lie outside the affinity affix was started on
-  // while that is narrower than what is allowed, the warning (also in
-  // `warnings`; run prints it on stderr, explain lists it); else empty.
+  // Where the CPUs lie outside the affinity affix was started on while that
+  // is narrower than what is allowed (affix(1), LOCATIONS, "Selection
+  // rules", rule 5), the warning (also in `warnings`; run prints it on
+  // stderr, explain lists it); else empty.
   std::string widening;
 };
+
+// WHERE and --exclude as syntax trees, parsed once by the location parser
+// (location.hpp): the resolver, and a launch's choice of what to read of
+// the machine (launch_scope.hpp), take the trees, never the text again.
+struct RequestLocations {
+  Location where;
+  std::optional<Location> exclude;
+};
+
+// Parses request.where, then request.exclude; throws the parser's
+// Error(Spec) for the first that does not parse.
+RequestLocations parse_locations(const PlacementRequest& request);
 
 // Looks up an environment variable (nullopt = unset). Tests pass a map.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
@@ -66,5 +80,9 @@ EnvLookup process_env();
 // offline or not allowed, empty selections, --count/--slice that cannot be met.
 Placement resolve(const PlacementRequest& request, const Topology& topo, const Allowed& allowed,
                   const EnvLookup& env);
+// The same with WHERE and --exclude already parsed (parse_locations of this
+// request).
+Placement resolve(const PlacementRequest& request, const RequestLocations& locations,
+                  const Topology& topo, const Allowed& allowed, const EnvLookup& env);
 
 }  // namespace affix

@@ -26,7 +26,7 @@ expect 0 "affix: warning: $roots/bad-distance/sys/devices/system/node/node0/dist
 expect 0 "affix: warning: $roots/bad-meminfo/sys/devices/system/node/node0/meminfo: MemTotal is not a number of kB: '-5' (left out)" \
   -- topo --root "$roots/bad-meminfo"
 # One voice: the same mistake in the same words as pin, run and explain
-# (CLI11 parses topo and show but never speaks), with the usage as the hint,
+# (one tokenizer reads every command), with the usage as the hint,
 # or the nearest option where one is close.
 topo_usage="affix: hint: usage: affix topo [--json] [--root DIR]; see 'affix topo --help'"
 show_usage="affix: hint: usage: affix show [--json] [--pinned] [--root DIR] [PID...]; see 'affix show --help'"
@@ -56,7 +56,7 @@ expect 2 "affix: error: option '--root' given twice
 $topo_usage" -- topo --root / --root /
 expect 2 "affix: error: unexpected argument 'extra' for 'topo'
 $topo_usage" -- topo extra
-# A flag takes no value (CLI11 would take --json=3 as "yes").
+# A flag takes no value (--json=3 is no "yes").
 expect 2 "affix: error: option '--json' takes no value
 $topo_usage" -- topo --json=3
 expect 2 "affix: error: option '--json' takes no value
