@@ -65,7 +65,7 @@ TEST_CASE("explain text") {
   CHECK(explain_text(s.placement, s.allowed, s.env).find("memory    local\n") != std::string::npos);
 }
 
-TEST_CASE("explain json has the contract's fields") {
+TEST_CASE("explain json has the documented fields") {
   auto s = sample();
   CHECK(explain_json(s.placement, s.allowed, s.env) ==
         "{\"cpus\": \"0-3\", \"count\": 4, \"sequence\": [0, 2, 1, 3], \"sockets\": \"0\", "

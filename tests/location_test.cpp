@@ -24,7 +24,7 @@ std::string caret(const std::string& spec, const std::string& reason, size_t pos
 
 }  // namespace
 
-TEST_CASE("location: the contract's example error text") {
+TEST_CASE("location: the man page's example error text") {
   CHECK(spec_error("socket:1-0") ==
         "invalid location 'socket:1-0': reversed range\n  socket:1-0\n           ^");
 }

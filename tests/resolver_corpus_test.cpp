@@ -146,7 +146,7 @@ private:
     return out.find(',') == std::string::npos ? out : "";
   }
 
-  // The contract's order of units, computed from hwloc's own description of
+  // affix(1)'s order of units, computed from hwloc's own description of
   // the machine (oracle/NAME.hwloc.tsv): the walk socket -> node -> llc ->
   // core, siblings by their lowest CPU. hwloc orders cores by levels the
   // walk ignores (L2, books), so an affix index is translated into hwloc's

@@ -114,7 +114,7 @@ TEST_CASE("show text groups threads that share a CPU list") {
         "  0-3   1        200   1          0      idle\n");
 }
 
-TEST_CASE("show JSON carries the contract's fields") {
+TEST_CASE("show JSON carries the documented fields") {
   TempRoot root;
   machine(root);
   SysRoot sys(root.path());

@@ -84,7 +84,7 @@ TEST_CASE("every capture agrees with hwloc on cores, sockets, L3 domains, nodes,
     CHECK(json_partition(doc, "llc") == oracle_partition(rows, 5));
     CHECK(json_cpus(doc, "online") == oracle_cpus(rows, 6));
     if (name == "nvidiagpunumanodes") {
-      // hwloc reads the v1 cpuset.cpus (0-175); the contract and the kernel
+      // hwloc reads the v1 cpuset.cpus (0-175); affix (affix(1), READING THE MACHINE) and the kernel
       // use cpuset.effective_cpus, which this capture sets to 0-87: of the
       // online CPUs, 0-15 remain.
       CHECK(doc["allowed"]["source"].string == "cgroup1:/sys/fs/cgroup/cpuset/jjh/cpuset.effective_cpus");

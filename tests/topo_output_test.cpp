@@ -1,4 +1,4 @@
-// topo_json / topo_text on hand-made machines: the contract's fields, nulls
+// topo_json / topo_text on hand-made machines: the fields of affix(1) OUTPUT, nulls
 // where the topology is unknown, and the compact text.
 #include <catch2/catch.hpp>
 
@@ -19,7 +19,7 @@ TEST_CASE("memory sizes for people") {
   CHECK(format_kb(65536000) == "62.5 GiB");
 }
 
-TEST_CASE("topo --json: the contract's fields; an offline CPU has nulls") {
+TEST_CASE("topo --json: the documented fields; an offline CPU has nulls") {
   TempRoot r;
   simple_machine(r, 4, 2);
   r.write("sys/devices/system/cpu/online", "0-2\n");

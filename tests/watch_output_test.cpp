@@ -1,4 +1,4 @@
-// What `affix watch` prints: the JSON Lines fields of the contract, names as
+// What `affix watch` prints: the JSON Lines fields of affix(1) WATCH, names as
 // data (JSON valid UTF-8, text escaped), rows sorted by cross-socket, then
 // cross-node, then total migrations.
 #include <catch2/catch.hpp>
@@ -48,7 +48,7 @@ ProcessReport process(pid_t pid, const std::string& comm, uint64_t socket, uint6
 
 }  // namespace
 
-TEST_CASE("watch JSON: one line per interval with the contract's fields") {
+TEST_CASE("watch JSON: one line per interval with the documented fields") {
   IntervalReport r;
   r.time = 1.0;
   r.interval = 1.0;

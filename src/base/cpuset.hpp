@@ -11,7 +11,7 @@
 
 namespace affix {
 
-// Largest CPU or node number accepted anywhere (2^20, as the contract says).
+// Largest CPU or node number accepted anywhere (2^20, affix(1), "Kernel numbers and indexes").
 constexpr unsigned k_max_id = 1u << 20;
 
 class CpuSet {

@@ -29,7 +29,7 @@ private:
   std::string m_hint;
 };
 
-// Exit statuses of the contract.
+// Exit statuses (affix(1), EXIT STATUS).
 constexpr int k_exit_ok = 0;
 constexpr int k_exit_failed = 1;       // pin, show, topo, explain: operation failed
 constexpr int k_exit_usage = 2;        // pin, show, topo, explain: usage/spec/resolution

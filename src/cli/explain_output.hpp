@@ -25,7 +25,7 @@ std::string explain_text(const Placement& placement, const Allowed& allowed, con
 // would export), env_kept{...} (set by the user, left alone), warnings[...].
 std::string explain_json(const Placement& placement, const Allowed& allowed, const PlacementEnv& env);
 
-// explain --as (cli.md "Explain for other launchers"), a line each, ending
+// explain --as (affix(1), "Explain options"), a line each, ending
 // with a newline:
 //   systemd  CPUAffinity=LIST; with --mem NUMAPolicy=bind|preferred|interleave|local
 //            and, but for local, NUMAMask=NODES

@@ -1,5 +1,5 @@
 #pragma once
-// The location language (WHERE) of the contract: its syntax tree and its
+// The location language (WHERE, affix(1) LOCATIONS): its syntax tree and its
 // parser. Pure text processing; what the numbers mean is the resolver's job.
 //
 //   WHERE := TERM ( '+' TERM )*            union

@@ -1,7 +1,7 @@
 #pragma once
 // Evaluates a parsed location on a topology: which CPUs it names, and which
-// of them do not count (offline, not allowed). The rules of the contract's
-// "Locations" and "Selection rules":
+// of them do not count (offline, not allowed). The rules of affix(1),
+// LOCATIONS and its "Selection rules":
 //
 // - First step: socket, node and cpu take kernel numbers; die, llc and core
 //   a machine-wide index (the position in Topology's unit vectors).

@@ -4,7 +4,7 @@
 // the lowest online CPU of that mask; a mask that overlaps a unit already
 // made is ignored (hwloc drops such conflicting objects), with hwloc's
 // corrections (topology_quirks.cpp); a CPU that tells nothing of its core is
-// its own core. The unit order is then the contract's tree walk (see
+// its own core. The unit order is then affix(1)'s tree walk ("Order of units") (see
 // order_units in topology_order.cpp).
 #include "topology.hpp"
 

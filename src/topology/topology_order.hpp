@@ -1,5 +1,5 @@
 #pragma once
-// The contract's order of units: a tree walk socket -> node -> die -> llc ->
+// The order of units (affix(1), LOCATIONS, "Order of units"): a tree walk socket -> node -> die -> llc ->
 // core -> thread, siblings visited by their lowest-numbered CPU, a unit that
 // spans several parents indexed where the walk first meets it.
 

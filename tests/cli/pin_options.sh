@@ -39,7 +39,7 @@ check "--migrate --mem bind:0" "0 $PID: moved 0 pages (every node is a target: n
 run_affix pin --migrate --mem bind:1 0-1 $PID
 check "--migrate to a node that does not exist: status" 2 "$RC"
 
-# A PID that is a thread other than the main one: exit 2, the contract's
+# A PID that is a thread other than the main one: exit 2, the man page's
 # words, nothing moved (affix once moved the whole process, labelled with
 # the TID).
 tids=($(ls /proc/$PID/task | sort -n))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `self` and selection rule 5 under a launcher that narrowed affix
 # (taskset -c 1): self keeps to CPU 1; all widens to 0-1 and warns once, on
-# stderr, with the contract's text; explain lists the same warning; nothing
+# stderr, with the man page's text; explain lists the same warning; nothing
 # narrowed, no warning.
 . "$(dirname "$0")/check_lib.bash"
 tmp=$(mktemp -d)

@@ -75,7 +75,7 @@ check "JSON: valid UTF-8" "0" "$(iconv -f UTF-8 -t UTF-8 "$tmp/out" > /dev/null 
 check "JSON: three lines, each a JSON object" "3" "$(jq -c 'objects' <<<"$OUT" | wc -l)"
 check "JSON: the name, its bad byte replaced" "$(printf '\e[31m\xef\xbf\xbdevil\n')" \
   "$(head -n 1 <<<"$OUT" | jq -j '.processes[0].comm')"
-check "JSON: the contract's fields" \
+check "JSON: the documented fields" \
   "anon_pages comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid remote_pages switches thread_list threads threads_unread" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0] | keys | join(" ")')"
 check "JSON: levels" "core llc node smt socket total" \

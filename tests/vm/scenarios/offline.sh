@@ -1,7 +1,7 @@
 # vm-topologies: 2s2c2t-2n
 # CPU 5 taken offline: named explicitly it is an error; inside a larger unit
 # it is left out. Linux removes an offline CPU's topology files, so its place
-# is unknown and, per the contract, it is not listed among the dropped CPUs.
+# is unknown and, as affix(1) says, it is not listed among the dropped CPUs.
 . "$VM_LIB"
 sysd=/sys/devices/system
 echo 0 > $sysd/cpu/cpu5/online
