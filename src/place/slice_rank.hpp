@@ -1,6 +1,7 @@
 #pragma once
 // `--slice rank`: the node-local rank and size from the launcher's
-// environment, and the parser of the --slice option's text.
+// environment (the --slice option's text is parsed with the command line,
+// parse_slice_option in src/cli/command_line.hpp).
 //
 // Looked for in this order (the first launcher whose rank variable is set
 // wins; its size variable must then be set too):
