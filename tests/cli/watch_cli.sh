@@ -129,12 +129,14 @@ sampled_as_nobody="sampled: moves from se.nr_migrations, levels estimated from t
 perf_event_open: Permission denied (kernel.perf_event_paranoid = $(cat /proc/sys/kernel/perf_event_paranoid)); for exact
 counts run as root, with CAP_PERFMON, or with kernel.perf_event_paranoid <= 1"
 if [[ $(id -u) == 0 && $(cat /proc/sys/kernel/perf_event_paranoid) -ge 2 ]]; then
-  OUT=$(setpriv --reuid=nobody --regid=nogroup --clear-groups taskset -c 0 "$AFFIX" watch -c 1 -i 0.1 "$HOP_PID")
+  anyone=$(anyone_affix)
+  OUT=$(setpriv --reuid=nobody --regid=nogroup --clear-groups taskset -c 0 "$anyone" watch -c 1 -i 0.1 "$HOP_PID")
   check "one CPU, unprivileged: the header says sampled and why" "$sampled_as_nobody" \
     "$(sed -n '2,/^1 process/p' <<<"$OUT" | head -n -1)"
   check "one CPU, unprivileged: no 'not exact' line" "0" "$(grep -c '^not exact' <<<"$OUT")"
-  OUT=$(setpriv --reuid=nobody --regid=nogroup --clear-groups taskset -c 0 "$AFFIX" watch --json -c 1 -i 0.1 "$HOP_PID")
+  OUT=$(setpriv --reuid=nobody --regid=nogroup --clear-groups taskset -c 0 "$anyone" watch --json -c 1 -i 0.1 "$HOP_PID")
   check "one CPU, unprivileged: JSON not exact" "false false" "$(head -n 1 <<<"$OUT" | jq -r '"\(.exact) \(.processes[0].exact)"')"
+  [[ $anyone == "$AFFIX" ]] || rm -rf "$(dirname "$anyone")"
 fi
 if [[ $(id -u) == 0 ]]; then
   OUT=$(taskset -c 0 "$AFFIX" watch -c 1 -i 0.1 "$HOP_PID")
