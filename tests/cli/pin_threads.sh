@@ -63,6 +63,9 @@ check "--spread: the first process" "$(ls /proc/$p1/task | sort -n | awk '{print
 n1=$(ls /proc/$p1/task | wc -l)
 check "--spread: the second continues the round" "$(ls /proc/$p2/task | sort -n | awk -v n1=$n1 '{print $1, (n1 + NR - 1) % 2}')" \
   "$(tid_lists $p2)"
+run_affix pin --spread=2 0-1 $p1 $p2
+check_match "--spread=2: the report" "$p1: 3 threads 2 per CPU from CPUs 0-1 (? moved)" "$(head -n 1 <<<"$OUT")"
+check "--spread=2: two threads per CPU over both" "0 0 1 1 0 0" "$( (tid_lists $p1; tid_lists $p2) | awk '{print $2}' | tr '\n' ' ' | sed 's/ $//')"
 stop $p1
 stop $p2
 PID=$big
