@@ -241,7 +241,7 @@ TEST_CASE("explain --as: the four formats, and not with --json") {
   CHECK(command_help(CommandKind::Explain).find("--as FORMAT") != std::string::npos);
 }
 
-TEST_CASE("--spread[=N]: run and explain take N threads per CPU, pin takes no value") {
+TEST_CASE("--spread[=N]: run, explain and pin take N threads per CPU") {
   CHECK(run({"0-1", "./bench"}).spread == 0);
   CHECK(run({"--spread", "0-1", "./bench"}).spread == 1);
   CHECK(run({"--spread=2", "0-1", "./bench"}).spread == 2);
@@ -254,8 +254,9 @@ TEST_CASE("--spread[=N]: run and explain take N threads per CPU, pin takes no va
     CHECK(run_error({std::string("--spread=") + v, "0-1", "true"}) ==
           std::string("invalid --spread '") + v +
               "': expected a whole number of threads per CPU from 1 to 1048576 (--spread=2)");
-  CHECK(error_of(CommandKind::Pin, {"--spread=2", "0-1", "12"}) ==
-        "option '--spread' takes no value for 'pin': N threads per CPU (--spread=N) is for run");
+  CHECK(parse(CommandKind::Pin, {"--spread=2", "0-1", "12"}).spread == 2);
+  CHECK(error_of(CommandKind::Pin, {"--spread=0", "0-1", "12"}) ==
+        "invalid --spread '0': expected a whole number of threads per CPU from 1 to 1048576 (--spread=2)");
 }
 
 // topo, show and watch: the same tokenizer, in the same words.

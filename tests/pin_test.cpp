@@ -554,14 +554,31 @@ TEST_CASE("--tid moves only the named threads") {
   }
 }
 
-TEST_CASE("--spread gives each thread one CPU, round-robin in TID order, per target") {
+TEST_CASE("--spread gives each thread one CPU, round-robin in TID order, one round over every target") {
   FakeOs os;
   add_process(os, 10, {12, 10, 11, 13, 14}, cpus("0-3"));
   add_process(os, 20, {20, 21}, cpus("0-3"));
-  pin(os, {process(10), process(20)}, to("1-3", {3, 1, 2}));
-  CHECK(lists(os, {10, 11, 12, 13, 14}) == "3 1 2 3 1");
-  // Each target starts its own round: 20 does not continue where 10 ended.
+  add_process(os, 30, {30}, cpus("0-3"));
+  // Named 20 first: its threads are the first of the round.
+  pin(os, {process(20), process(10), process(30)}, to("1-3", {3, 1, 2}));
   CHECK(lists(os, {20, 21}) == "3 1");
+  CHECK(lists(os, {10, 11, 12, 13, 14}) == "2 3 1 2 3");
+  CHECK(lists(os, {30}) == "1");
+}
+
+TEST_CASE("--spread=N: N consecutive threads per CPU") {
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12, 13, 14}, cpus("0-3"));
+  PinPlace place{cpus("0-1"), {0, 1}, 2};
+  pin(os, {process(10)}, [place](const PinRequest&) { return place; });
+  CHECK(lists(os, {10, 11, 12, 13, 14}) == "0 0 1 1 0");
+}
+
+TEST_CASE("--tid --spread: the threads in the order given") {
+  FakeOs os;
+  add_process(os, 10, {10, 11, 12}, cpus("0-3"));
+  pin(os, {thread(12), thread(10), thread(11)}, to("0-2", {0, 1, 2}));
+  CHECK(lists(os, {12, 10, 11}) == "0 1 2");
 }
 
 TEST_CASE("a thread that keeps changing back is a failure") {
@@ -592,6 +609,17 @@ TEST_CASE("roll_back undoes a finished pin") {
   CHECK(lists(os, {10, 11}) == "1 1");
   CHECK(roll_back(os, os, report).empty());
   CHECK(lists(os, {10, 11}) == "0-3 2");
+}
+
+TEST_CASE("--tree --spread: the root keeps the whole selection, descendants spread in the order they started") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, cpus("0-3"), 100, 1);
+  add_process(os, 20, {20, 21}, cpus("0-3"), 300, 10);  // started after 30
+  add_process(os, 30, {30}, cpus("0-3"), 200, 10);
+  add_process(os, 40, {40}, cpus("0-3"), 400, 30);
+  pin(os, {tree(10)}, to("0-3", {0, 1, 2, 3}));
+  CHECK(lists(os, {10, 11}) == "0-3 0-3");
+  CHECK(lists(os, {30, 20, 21, 40}) == "0 1 2 3");
 }
 
 TEST_CASE("--tree moves the process, its children and theirs, and what forks during the move") {

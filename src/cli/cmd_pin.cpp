@@ -7,6 +7,7 @@
 // --migrate, every target's pages are planned (nothing moves if one cannot
 // be) and moved. A failure of --migrate puts the threads back too; pages
 // already moved stay moved, and the message says so.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -102,7 +103,7 @@ int command_pin(const Args& args) {
     Allowed allowed = read_allowed(root, topo, os, std::to_string(r.id));
     Placement p = resolve(request, topo, allowed, env);
     if (cl.migrate) check_own_nodes(os, migrate_nodes(p));
-    PinPlace place{p.cpus, cl.spread ? p.sequence : std::vector<unsigned>{}};
+    PinPlace place{p.cpus, cl.spread ? p.sequence : std::vector<unsigned>{}, std::max(1u, cl.spread)};
     placements[r.id] = std::move(p);
     return place;
   };

@@ -137,12 +137,6 @@ constexpr OptionSpec k_explain_root{"root", 0, Value::Next, [](CommandLine& cl, 
 constexpr OptionSpec k_as{"as", 0, Value::Next,
                           [](CommandLine& cl, const Given& g) { cl.as = parse_as_option(*g.value); }};
 // pin
-constexpr OptionSpec k_pin_spread{"spread", 0, Value::Attached, [](CommandLine& cl, const Given& g) {
-                                    if (g.value)
-                                      usage_error(cl.kind, "option '--spread' takes no value for 'pin': N "
-                                                           "threads per CPU (--spread=N) is for run");
-                                    cl.spread = 1;
-                                  }};
 constexpr OptionSpec k_tid{"tid", 0, Value::None, [](CommandLine& cl, const Given&) { cl.tid = true; }};
 constexpr OptionSpec k_migrate{"migrate", 0, Value::None,
                                [](CommandLine& cl, const Given&) { cl.migrate = true; }};
@@ -167,7 +161,7 @@ constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count
                                                    &k_explain_root, &k_as, &k_spread};
 constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
                                                &k_slice,   &k_mem,        &k_verbose, &k_dry_run,
-                                               &k_pin_spread, &k_tid,     &k_migrate, &k_tree};
+                                               &k_spread, &k_tid,     &k_migrate, &k_tree};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
 constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_pinned, &k_root};
 constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
@@ -459,7 +453,9 @@ std::string command_help(CommandKind kind) {
              "Pin:\n"
              "  --tid                  the IDs are thread IDs; move only those threads\n"
              "  --tree                 each PID and all its descendants, every thread of each\n"
-             "  --spread               one CPU per thread, round-robin in TID order\n"
+             "  --spread[=N]           one CPU per thread (N per CPU), one round over all the\n"
+             "                         targets: processes in the order given, threads in TID\n"
+             "                         order; with --tree the root keeps the whole selection\n"
              "  --migrate              also move existing pages to the memory nodes\n"
              "  --dry-run              print each thread's list and the one it would get;\n"
              "                         change nothing\n"

@@ -56,8 +56,7 @@ struct CommandLine {
   bool dry_run = false;        // --dry-run
   // run
   bool env = false;            // --env
-  // run, explain and pin: threads per CPU, 0 without --spread (run and
-  // explain take --spread=N; pin takes no value)
+  // run, explain and pin: threads per CPU (--spread=N), 0 without --spread
   unsigned spread = 0;
   // pin
   bool tid = false;            // --tid

@@ -53,7 +53,6 @@ struct Proc {
 struct Target {
   PinRequest request;
   PinPlace place;
-  size_t spread_next = 0;
   size_t named = 0;  // index of the named process in Engine::m_procs
 };
 
@@ -74,7 +73,7 @@ public:
     for (const auto& request : requests) {
       bool thread_only = request.scope == PinScope::Thread;
       if (find(request.id, thread_only)) continue;  // named twice
-      m_targets.push_back(Target{request, {}, 0, m_procs.size()});
+      m_targets.push_back(Target{request, {}, m_procs.size()});
       hold_named(m_targets.size() - 1, request.id, thread_only);
     }
     for (auto& t : m_targets) t.place = resolve(t.request);
@@ -150,12 +149,17 @@ public:
         changed = changed || r.changed;
       }
       bool found = false;
+      const size_t known = m_procs.size();
       for (size_t t = 0; t < m_targets.size(); ++t) {
         if (m_targets[t].request.scope == PinScope::Tree && scan_tree(t)) {
           if (!found && proven) m_unsettled = m_targets[t].request.id;
           found = true;
         }
       }
+      // Descendants found by this scan, in the order they started (their
+      // threads are spread in that order at their first listing).
+      std::stable_sort(m_procs.begin() + static_cast<std::ptrdiff_t>(known), m_procs.end(),
+                       [](const Proc& a, const Proc& b) { return a.start_time < b.start_time; });
       if (m_options.dry_run ? !found : proven && !changed && !found) break;
       if (changed) m_os.clock.sleep_ms(m_churn ? m_options.busy_settle_ms : m_options.settle_ms);
     }
@@ -315,8 +319,13 @@ private:
     ThreadMove t;
     t.tid = tid;
     const auto& spread = target.place.spread;
-    if (spread.empty()) t.want = target.place.cpus;
-    else t.want.set(spread[target.spread_next++ % spread.size()]);
+    const bool tree_root = target.request.scope == PinScope::Tree && !p.thread_only && p.id == target.request.id;
+    if (spread.empty() || tree_root) {
+      t.want = target.place.cpus;
+    } else {  // one round over every target (PinPlace)
+      size_t per_cpu = std::max(1u, target.place.per_cpu);
+      t.want.set(spread[(m_spread_next++ / per_cpu) % spread.size()]);
+    }
     t.after = t.want;
     t.inherited = p.listed;  // created during the move: on `want` at first sight means from its creator
     if (p.listed) m_churn = true;
@@ -552,6 +561,7 @@ private:
   std::vector<Target> m_targets;
   std::vector<Proc> m_procs;
   bool m_churn = false;     // threads came or went during the move
+  size_t m_spread_next = 0; // --spread: the threads given a CPU so far, over every target
   pid_t m_unsettled = 0;    // the first process the last pass did not prove settled
   std::vector<pid_t> m_tids;               // reused between listings
   std::vector<size_t> m_order;             // the order of a pass's visits

@@ -42,11 +42,16 @@ struct PinRequest {
 };
 
 // Where the threads of one request go.
+// With --spread, one round over every target of the pin (affix(1), "One
+// CPU each"): the threads of the named processes in the order given, each
+// process's in TID order; with --tree, the root's threads keep `cpus` and
+// the descendants' are spread, processes in the order they started; with
+// --tid, the threads in the order given.
 struct PinPlace {
   CpuSet cpus;                   // every thread gets this set...
   std::vector<unsigned> spread;  // ...or, where not empty (--spread), one CPU
-                                 // each, round-robin over the threads of the
-                                 // request in the order they are first seen
+                                 // each, round-robin in the order above
+  unsigned per_cpu = 1;          // --spread=N: N consecutive threads per CPU
 };
 
 // Resolves a request once its target is held; whatever it reads of /proc

@@ -32,8 +32,10 @@ std::string format_target(const SysRoot& root, const TargetReport& t, bool verbo
   }
   std::string what = plural(live, "thread", "threads");
   if (t.request.scope == PinScope::Tree) what = plural(processes, "process", "processes") + ", " + what;
-  std::string out = fmt::format("{}: {} {} {} ({} {})\n", t.request.id, what,
-                                t.place.spread.empty() ? "on CPUs" : "one CPU each from CPUs",
+  std::string how = t.place.spread.empty() ? "on CPUs"
+                    : t.place.per_cpu > 1 ? fmt::format("{} per CPU from CPUs", t.place.per_cpu)
+                                          : "one CPU each from CPUs";
+  std::string out = fmt::format("{}: {} {} {} ({} {})\n", t.request.id, what, how,
                                 format_cpulist(t.place.cpus), moved, dry_run ? "would move" : "moved");
   if (!verbose) return out;
   bool tree = t.request.scope == PinScope::Tree;

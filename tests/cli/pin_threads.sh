@@ -49,8 +49,9 @@ check "pin --tid: output" "${tids[5]}: 1 thread on CPUs 1 (1 moved)" "$OUT"
 check "pin --tid: only that thread" "1999 0-1 1 1" "$(thread_lists $PID)"
 check "pin --tid: the named one" "1" "$(sed -n 's/^Cpus_allowed_list:\t//p' /proc/$PID/task/${tids[5]}/status)"
 
-# --spread is per PID: each process starts its own round at the first CPU
-# (one shared round once made the second depend on the first's threads).
+# --spread is one round over all the named processes (affix(1), "Pin
+# options"): the second continues where the first's threads ended, so that
+# `pin --spread core:all W1 W2` gives each single-threaded worker its own CPU.
 big=$PID
 start three1 threads_helper 3
 p1=$PID
@@ -59,8 +60,12 @@ p2=$PID
 run_affix pin --spread 0-1 $p1 $p2
 check "--spread over two PIDs: status" 0 "$RC"
 check "--spread: the first process" "$(ls /proc/$p1/task | sort -n | awk '{print $1, (NR - 1) % 2}')" "$(tid_lists $p1)"
-check "--spread: the second starts its own round" "$(ls /proc/$p2/task | sort -n | awk '{print $1, (NR - 1) % 2}')" \
+n1=$(ls /proc/$p1/task | wc -l)
+check "--spread: the second continues the round" "$(ls /proc/$p2/task | sort -n | awk -v n1=$n1 '{print $1, (n1 + NR - 1) % 2}')" \
   "$(tid_lists $p2)"
+run_affix pin --spread=2 0-1 $p1 $p2
+check_match "--spread=2: the report" "$p1: 3 threads 2 per CPU from CPUs 0-1 (? moved)" "$(head -n 1 <<<"$OUT")"
+check "--spread=2: two threads per CPU over both" "0 0 1 1 0 0" "$( (tid_lists $p1; tid_lists $p2) | awk '{print $2}' | tr '\n' ' ' | sed 's/ $//')"
 stop $p1
 stop $p2
 PID=$big

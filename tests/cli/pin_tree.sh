@@ -70,6 +70,19 @@ check_match "dry run: report" "$sh_pid: 3 processes, 3 threads on CPUs 0 (3 woul
 check "dry run: a line per thread" 3 "$(echo "$OUT" | grep -c '^    thread .*: .* -> 0$')"
 check "dry run: nothing moved" "" "$(off_target $sh_pid 0-1 | grep -v "^$sh_pid:1$")"
 
+# --tree --spread: the shell (the root) keeps the whole selection; its
+# children get one CPU each, in the order they started (sleep before cat:
+# a pipeline's commands start left to right, but take their start times).
+run_affix pin --tree --spread 0-1 $sh_pid
+check "--tree --spread: status" 0 "$RC"
+check "--tree --spread: the root keeps 0-1" "0-1" "$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/$sh_pid/status)"
+kids=$(for p in $(descendants $sh_pid); do [[ $p == "$sh_pid" ]] && continue
+  echo "$(awk '{sub(/.*\) /, ""); split($0, f, " "); print f[20]}' /proc/$p/stat) $p"; done | sort -n -k1,1 -k2,2 | awk '{print $2}')
+got=$(for p in $kids; do awk '/^Cpus_allowed_list:/ {print $2}' /proc/$p/status; done | tr '\n' ' ')
+check "--tree --spread: the children one CPU each, in the order they started" "0 1 " "$got"
+run_affix pin --tree --tid --spread 0 $sh_pid
+check "--tree --tid --spread" "2 affix: error: --tree moves whole processes and their descendants; it does not go with --tid" "$RC $ERR"
+
 run_affix pin --tree --tid 0 $sh_pid
 check "--tree with --tid" "2 affix: error: --tree moves whole processes and their descendants; it does not go with --tid" "$RC $ERR"
 finish

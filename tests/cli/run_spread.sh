@@ -164,8 +164,7 @@ affix: hint: the kernel refuses ptrace here (Yama ptrace_scope 3, a seccomp filt
   "$build/seccomp_run" ptrace EPERM "$AFFIX" --spread 0-1
 "$build/seccomp_run" ptrace EPERM "$AFFIX" 0-1 true
 check "ptrace refused, no --spread: runs" 0 "$?"
-err=$("$AFFIX" pin --spread=2 0-1 $$ 2>&1)
-check "pin --spread=2: exit 2" "2" "$?"
-check "pin --spread=2: message" "affix: error: option '--spread' takes no value for 'pin': N threads per CPU (--spread=N) is for run
-affix: hint: usage: affix pin [OPTIONS] WHERE PID...; see 'affix pin --help'" "$err"
+err=$("$AFFIX" pin --spread=0 0-1 $$ 2>&1)
+check "pin --spread=0: exit 2" "2" "$?"
+check "pin --spread=0: message" "affix: error: invalid --spread '0': expected a whole number of threads per CPU from 1 to 1048576 (--spread=2)" "$err"
 exit $fail
