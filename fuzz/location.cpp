@@ -14,6 +14,7 @@
 
 #include "error.hpp"
 #include "location.hpp"
+#include "os.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
 
@@ -29,7 +30,7 @@ const Machine& machine() {
     affix::SysRoot root(AFFIX_FUZZ_MACHINE);
     Machine out;
     out.topo = affix::read_topology(root);
-    out.allowed = affix::read_allowed(root, out.topo);
+    out.allowed = affix::read_allowed(root, out.topo, affix::linux_os());
     return out;
   }();
   return m;

@@ -25,6 +25,7 @@
 #include "error.hpp"
 #include "resolver.hpp"
 #include "topo_output.hpp"
+#include "os.hpp"
 #include "topology.hpp"
 
 namespace fs = std::filesystem;
@@ -99,7 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     affix::SysRoot sysroot(root.string());
     affix::Topology topo = affix::read_topology(sysroot);
-    affix::Allowed allowed = affix::read_allowed(sysroot, topo);
+    affix::Allowed allowed = affix::read_allowed(sysroot, topo, affix::linux_os());
     if (!allowed.cpus.is_subset_of(topo.online)) std::abort();
     affix::topo_json(topo, allowed);
     affix::topo_text(topo, allowed);
