@@ -6,8 +6,26 @@ HELPERS="$AFFIX_BUILD_DIR"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 started=()
+# is_ours PID: PID is a descendant of this test's shell. Only those are
+# killed: a helper that is gone may have its PID handed to another test's
+# process already (tests run in parallel; pin_churn creates tens of
+# thousands of threads a second, and pid_max may be 32768).
+is_ours() {
+  local p=$1 i stat
+  for ((i = 0; i < 64 && p > 1; i++)); do
+    stat=$(cat "/proc/$p/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    set -- $stat
+    p=$2
+    [[ $p == "$$" ]] && return 0
+  done
+  return 1
+}
 cleanup() {
-  for p in "${started[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  local p ours=()
+  for p in "${started[@]}"; do is_ours "$p" && ours+=("$p"); done  # all before any is killed
+  for p in "${ours[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  for p in "${started[@]}"; do wait "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -31,7 +49,7 @@ start() {
     if [[ $i -gt 600 ]]; then echo "FAIL: $name never got ready"; exit 1; fi
   done
 }
-stop() { kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+stop() { if is_ours "$1"; then kill -KILL "$1" 2>/dev/null; fi; wait "$1" 2>/dev/null; }
 
 # own_cpuset: makes a cpuset cgroup of the test's own, with the CPUs and
 # memory nodes the test may use, and sets START_CGROUP to it (removed on
