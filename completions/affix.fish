@@ -10,7 +10,7 @@ set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root -
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
 set -g __affix_opts_run $__affix_shape_opts --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --spread --json --as --root -h --help
-set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run -h --help
+set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json -h --help
 set -g __affix_opts_show --json --pinned --root -h --help
 set -g __affix_opts_topo --json --root -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json -h --help
@@ -351,6 +351,8 @@ complete -c affix -n '__affix_for pin' -s v -l verbose -d 'print old and new CPU
 complete -c affix -n '__affix_for pin' -l migrate -d 'move existing pages too'
 complete -c affix -n '__affix_for pin' -l tree -d 'the process and all its descendants'
 complete -c affix -n '__affix_for pin' -l dry-run -d 'print what would change, change nothing'
+complete -c affix -n '__affix_for pin' -l check -d 'verify the placement: exit 0 or 1, change nothing'
+complete -c affix -n '__affix_for pin' -l json -d 'with --check: one JSON document'
 # explain
 complete -c affix -n '__affix_for explain' -l as -x -a 'systemd docker taskset numactl' -d "another launcher's words"
 # show

@@ -72,3 +72,12 @@ TEST_CASE("ID lists") {
   CHECK(format_id_list({1, 2, 3, 7, 9, 10}, 10) == "1-3,7,9-10");
   CHECK(format_id_list({1000000, 2000000}, 3) == "1000000 +1 more");  // the first always shown
 }
+
+TEST_CASE("grouped: thousands separated by commas") {
+  CHECK(grouped(0) == "0");
+  CHECK(grouped(999) == "999");
+  CHECK(grouped(1210) == "1,210");
+  CHECK(grouped(9000) == "9,000");
+  CHECK(grouped(1234567) == "1,234,567");
+  CHECK(grouped(18446744073709551615ull) == "18,446,744,073,709,551,615");
+}

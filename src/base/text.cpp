@@ -204,6 +204,15 @@ std::string plural(unsigned long long n, std::string_view one, std::string_view 
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+std::string grouped(unsigned long long n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string format_node_counts(const std::map<unsigned, unsigned long long>& counts, bool drop_zero) {
   std::string out;
   for (const auto& [node, count] : counts) {

@@ -61,6 +61,9 @@ std::string plural(unsigned long long n, std::string_view one, std::string_view 
 // The system's text for an errno value (strerror): "Permission denied".
 std::string errno_text(int err);
 
+// "1,210": a count with its thousands grouped, for counts a person reads.
+std::string grouped(unsigned long long n);
+
 // "0:216 1:5": a count per node (pages per NUMA node), ascending node
 // number; "none" where there is none. With drop_zero, nodes with a count
 // of 0 are left out.

@@ -19,6 +19,7 @@
 #include "id_args.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
+#include "pin_check.hpp"
 #include "pin_output.hpp"
 #include "command_line.hpp"
 #include "proc.hpp"
@@ -30,7 +31,14 @@ namespace affix {
 namespace {
 
 void check_options(const CommandLine& cl) {
-  if (cl.request.mem && !cl.migrate) {
+  if (cl.check && cl.dry_run) {
+    throw Error(ErrorKind::Usage, "--check and --dry-run cannot be used together",
+                "--check verifies the placement, --dry-run shows what a pin would change; neither changes anything");
+  }
+  if (cl.json && !cl.check) {
+    throw Error(ErrorKind::Usage, "--json goes with --check", "'affix pin --check --json WHERE PID...' prints the check as a document");
+  }
+  if (cl.request.mem && !cl.migrate && !cl.check) {
     throw Error(ErrorKind::Usage,
                 "Linux cannot change another process's memory policy: a thread sets its own, for "
                 "itself only",
@@ -108,9 +116,22 @@ int command_pin(const Args& args) {
     return place;
   };
   PinOptions options;
-  options.dry_run = cl.dry_run;
+  options.dry_run = cl.dry_run || cl.check;
+  options.check = cl.check;
   options.cpuset_of = [&](pid_t pid, pid_t tid) { return read_thread_cpuset(root, topo, pid, tid); };
   PinReport report = pin_threads(os, root, requests, resolver, options);
+  if (cl.check) {
+    // --mem checks the policy; --migrate (its nodes: --mem's, else the CPUs') the pages.
+    auto mem_of = [&](const TargetReport& t) -> std::optional<MemExpect> {
+      if (!cl.request.mem && !cl.migrate) return std::nullopt;
+      const Placement& p = placements.at(t.request.id);
+      return MemExpect{*p.mem_policy, migrate_nodes(p), cl.request.mem.has_value(), cl.migrate};
+    };
+    CheckReport check = check_pin(root, report, mem_of);
+    std::string out = cl.json ? check_json(check) : format_check(root, check, cl.verbose);
+    std::fputs(out.c_str(), stdout);
+    return check.ok ? k_exit_ok : k_exit_failed;
+  }
 
   std::string out;
   for (const auto& t : report.targets) out += format_target(root, t, cl.verbose || cl.dry_run, cl.dry_run);

@@ -141,6 +141,7 @@ constexpr OptionSpec k_tid{"tid", 0, Value::None, [](CommandLine& cl, const Give
 constexpr OptionSpec k_migrate{"migrate", 0, Value::None,
                                [](CommandLine& cl, const Given&) { cl.migrate = true; }};
 constexpr OptionSpec k_tree{"tree", 0, Value::None, [](CommandLine& cl, const Given&) { cl.tree = true; }};
+constexpr OptionSpec k_check{"check", 0, Value::None, [](CommandLine& cl, const Given&) { cl.check = true; }};
 // topo and show
 constexpr OptionSpec k_root{"root", 0, Value::NonEmpty,
                             [](CommandLine& cl, const Given& g) { cl.root = *g.value; }};
@@ -161,7 +162,8 @@ constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count
                                                    &k_explain_root, &k_as, &k_spread};
 constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
                                                &k_slice,   &k_mem,        &k_verbose, &k_dry_run,
-                                               &k_spread, &k_tid,     &k_migrate, &k_tree};
+                                               &k_spread, &k_tid,     &k_migrate, &k_tree,
+                                               &k_check,  &k_json};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
 constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_pinned, &k_root};
 constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
@@ -459,10 +461,14 @@ std::string command_help(CommandKind kind) {
              "  --migrate              also move existing pages to the memory nodes\n"
              "  --dry-run              print each thread's list and the one it would get;\n"
              "                         change nothing\n"
+             "  --check                verify, change nothing: exit 0 where every thread is\n"
+             "                         already within WHERE (with --spread on its CPU; with\n"
+             "                         --mem also the memory policy, with --migrate the pages)\n"
+             "  --json                 with --check: the result as one JSON document\n"
              "  -v, --verbose          print each thread's old and new CPU list\n"
              "  -h, --help             this text\n\n"
-             "Exit status: 0 success; 1 the move failed (rolled back); 2 usage, location or\n"
-             "resolution error.\n";
+             "Exit status: 0 success; 1 the move failed (rolled back), or --check found a\n"
+             "thread or page outside; 2 usage, location or resolution error.\n";
     // topo, show and watch: the layout their help had when CLI11 wrote it.
     case CommandKind::Topo:
       return "Show the machine: sockets, nodes, caches, cores, threads, memory, distances\n"

@@ -62,6 +62,7 @@ struct CommandLine {
   bool tid = false;            // --tid
   bool migrate = false;        // --migrate
   bool tree = false;           // --tree
+  bool check = false;          // --check (with --json: the result as a document)
   // show
   bool pinned = false;         // --pinned
   // watch: -i SECONDS and -c N as written (watch checks them once the

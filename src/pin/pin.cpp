@@ -236,7 +236,7 @@ private:
       t.seen = true;
       t.before = m_current;
       t.inherited = t.inherited && m_current == t.want;
-      if (m_options.dry_run) predict(p, t);
+      if (m_options.dry_run && !m_options.check) predict(p, t);
     }
     if (m_current == t.after || m_options.dry_run) {
       tally.good += m_current == t.after;

@@ -64,6 +64,7 @@ struct PinOptions {
   unsigned limit_ms = 10000;     // a move that has not settled by then is a failure
   unsigned max_resets = 4;       // a thread that keeps going back to another list is a failure
   bool dry_run = false;          // read everything, change nothing
+  bool check = false;            // with dry_run: only read each thread's list (pin --check)
   // For dry_run: a thread's cpuset, where it has one narrower than the
   // machine (the kernel keeps the part of a list inside it, and refuses a
   // list with none); nullopt where it has none or it cannot be read.

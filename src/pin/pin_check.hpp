@@ -1,0 +1,91 @@
+#pragma once
+// pin --check: whether every thread of a pin's targets may already run only
+// within its placement (with --spread: only on the CPU the spread gives it),
+// and with --mem the memory policy, with --migrate the anonymous pages;
+// changes nothing (affix(1), Pin options). The threads come from the pin
+// engine run with PinOptions::check, so a check reads exactly the threads a
+// pin would move, in the same order (the spread's CPUs match).
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cpuset.hpp"
+#include "os.hpp"
+#include "pin.hpp"
+#include "proc.hpp"
+#include "sysroot.hpp"
+
+namespace affix {
+
+// What a target's memory must be: with `policy_asked` (--mem) the policy
+// numa_maps shows for most of its pages; with `pages_asked` (--migrate)
+// every anonymous page on `nodes`.
+struct MemExpect {
+  MemPolicy policy = MemPolicy::Bind;
+  CpuSet nodes;
+  bool policy_asked = false;
+  bool pages_asked = false;
+};
+
+struct ThreadOutside {
+  pid_t pid = 0, tid = 0;
+  std::string name;  // "4250 (nginx)", escaped (thread_name)
+  std::string comm;  // as the kernel gives it, for JSON
+  CpuSet cpus;       // the list it has
+  CpuSet want;       // the selection, or with --spread its one CPU
+};
+
+struct MemoryCheck {
+  pid_t pid = 0;
+  bool readable = false;       // numa_maps could be read
+  std::string policy;          // numa_maps' policy of the most pages
+  bool policy_ok = true;
+  NodePages anon;              // its anonymous pages per node
+  unsigned long long anon_total = 0, outside = 0;  // ...and those off `nodes`
+  bool pages_ok = true;
+};
+
+struct TargetCheck {
+  TargetReport target;
+  size_t processes = 0, threads = 0;  // alive at the check
+  std::vector<ThreadOutside> outside;
+  std::optional<MemExpect> mem;
+  std::vector<MemoryCheck> memory;  // one per process, with `mem`
+  bool ok = true;
+};
+
+struct CheckReport {
+  std::vector<TargetCheck> targets;
+  bool ok = true;
+};
+
+// Checks each target of a report (from pin_threads with options.check).
+// `mem_of` gives a target's memory expectations (nullopt: none). `root`
+// names the threads and reads numa_maps.
+CheckReport check_pin(const SysRoot& root, const PinReport& report,
+                      const std::function<std::optional<MemExpect>(const TargetReport&)>& mem_of);
+
+// Whether a policy as numa_maps writes it ("bind:0-1", "bind=static:0",
+// "prefer:1", "prefer (many):0-1", "interleave:0-3", "default", "local") is
+// `want` on nodes within `nodes` (interleave: exactly `nodes`; local: also
+// "default", which allocates on the local node too).
+bool policy_matches(std::string_view policy, MemPolicy want, const CpuSet& nodes);
+
+// "bind:0", "prefer:1", "prefer (many):0-1", "interleave:0-1", "local": what
+// numa_maps shows for a policy (the words of the messages).
+std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes);
+
+// Text: a line per target ("4242: 3 threads within CPUs 0-3"; "4242: 3
+// threads, 1 not within CPUs 0-3"), a line per thread outside ("  4250
+// (nginx): cpus 0-7, not within 0-3"), and with --mem/--migrate a line per
+// process; with `verbose` every thread's line (`root` names them).
+std::string format_check(const SysRoot& root, const CheckReport& report, bool verbose);
+// The same as one JSON document.
+std::string check_json(const CheckReport& report);
+
+}  // namespace affix
