@@ -35,8 +35,12 @@ std::string format_target(const SysRoot& root, const TargetReport& t, bool verbo
   std::string how = t.place.spread.empty() ? "on CPUs"
                     : t.place.per_cpu > 1 ? fmt::format("{} per CPU from CPUs", t.place.per_cpu)
                                           : "one CPU each from CPUs";
-  std::string out = fmt::format("{}: {} {} {} ({} {})\n", t.request.id, what, how,
-                                format_cpulist(t.place.cpus), moved, dry_run ? "would move" : "moved");
+  // --tree --spread: the root's threads are not spread (pin.hpp, PinPlace).
+  std::string keeps = t.request.scope == PinScope::Tree && !t.place.spread.empty()
+                         ? fmt::format(", {}'s threads on all of them", t.request.id)
+                         : std::string();
+  std::string out = fmt::format("{}: {} {} {}{} ({} {})\n", t.request.id, what, how,
+                                format_cpulist(t.place.cpus), keeps, moved, dry_run ? "would move" : "moved");
   if (!verbose) return out;
   bool tree = t.request.scope == PinScope::Tree;
   for (const auto& p : t.processes) {

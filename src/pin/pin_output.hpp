@@ -14,7 +14,7 @@ namespace affix {
 
 // A target's line: "4242: 3 threads on CPUs 0-1 (2 moved)"; with --tree the
 // processes counted first ("2 processes, 5 threads"); --spread says "one CPU
-// each from CPUs". With `verbose` (always with `dry_run`) a line per thread,
+// each from CPUs" (with --tree also that the root's threads are on all). With `verbose` (always with `dry_run`) a line per thread,
 // "  thread 4243 (worker): 0-3 -> 0-1", under a line per process with --tree.
 // `root` names the threads (thread_name).
 std::string format_target(const SysRoot& root, const TargetReport& target, bool verbose, bool dry_run);

@@ -75,6 +75,8 @@ check "dry run: nothing moved" "" "$(off_target $sh_pid 0-1 | grep -v "^$sh_pid:
 # a pipeline's commands start left to right, but take their start times).
 run_affix pin --tree --spread 0-1 $sh_pid
 check "--tree --spread: status" 0 "$RC"
+check_match "--tree --spread: the report says the root keeps them all" \
+  "$sh_pid: * processes, * threads one CPU each from CPUs 0-1, $sh_pid's threads on all of them (? moved)" "$(head -n 1 <<<"$OUT")"
 check "--tree --spread: the root keeps 0-1" "0-1" "$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/$sh_pid/status)"
 kids=$(for p in $(descendants $sh_pid); do [[ $p == "$sh_pid" ]] && continue
   echo "$(awk '{sub(/.*\) /, ""); split($0, f, " "); print f[20]}' /proc/$p/stat) $p"; done | sort -n -k1,1 -k2,2 | awk '{print $2}')
