@@ -21,6 +21,7 @@
 #include "pin.hpp"
 #include "pin_check.hpp"
 #include "pin_output.hpp"
+#include "runtime_env.hpp"
 #include "command_line.hpp"
 #include "proc.hpp"
 #include "resolver.hpp"
@@ -135,6 +136,8 @@ int command_pin(const Args& args) {
 
   std::string out;
   for (const auto& t : report.targets) out += format_target(root, t, cl.verbose || cl.dry_run, cl.dry_run);
+  if (!cl.dry_run)
+    for (const auto& w : runtime_env_warnings(root, report)) print_warning(w);
   if (cl.migrate) out += migrate_report(os, root, report, placements, topo.node_set(), cl.dry_run);
   std::fputs(out.c_str(), stdout);
   return k_exit_ok;
