@@ -352,7 +352,7 @@ complete -c affix -n '__affix_for pin' -l migrate -d 'move existing pages too'
 complete -c affix -n '__affix_for pin' -l tree -d 'the process and all its descendants'
 complete -c affix -n '__affix_for pin' -l dry-run -d 'print what would change, change nothing'
 # explain
-complete -c affix -n '__affix_for explain' -l as -x -a 'systemd docker taskset numactl' -d "another launcher's words"
+complete -c affix -n '__affix_for explain' -l as -x -a 'systemd nginx docker taskset numactl' -d "another launcher's words"
 # show
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain
