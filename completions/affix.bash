@@ -258,7 +258,7 @@ _affix_value()
     local -a cands=()
     case $opt in
         --order) COMPREPLY=($(compgen -W "compact scatter" -- "$cur")) ;;
-        --as) COMPREPLY=($(compgen -W "systemd docker taskset numactl" -- "$cur")) ;;
+        --as) COMPREPLY=($(compgen -W "systemd nginx docker taskset numactl" -- "$cur")) ;;
         --slice) COMPREPLY=($(compgen -W "rank 0/2 1/2" -- "$cur")) ;;
         -i | --interval) COMPREPLY=($(compgen -W "0.5 1 2 5 10" -- "$cur")) ;;
         -m | --mem)

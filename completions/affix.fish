@@ -354,7 +354,7 @@ complete -c affix -n '__affix_for pin' -l dry-run -d 'print what would change, c
 complete -c affix -n '__affix_for pin' -l check -d 'verify the placement: exit 0 or 1, change nothing'
 complete -c affix -n '__affix_for pin' -l json -d 'with --check: one JSON document'
 # explain
-complete -c affix -n '__affix_for explain' -l as -x -a 'systemd docker taskset numactl' -d "another launcher's words"
+complete -c affix -n '__affix_for explain' -l as -x -a 'systemd nginx docker taskset numactl' -d "another launcher's words"
 # show
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain

@@ -225,14 +225,16 @@ TEST_CASE("help texts name every option of their command") {
     CHECK(pin_help.find(o) != std::string::npos);
 }
 
-TEST_CASE("explain --as: the four formats, and not with --json") {
+TEST_CASE("explain --as: the five formats, and not with --json") {
   CHECK(parse(CommandKind::Explain, {"0", "--as", "systemd"}).as == AsFormat::Systemd);
+  CHECK(parse(CommandKind::Explain, {"0", "--as", "nginx", "--spread=2"}).as == AsFormat::Nginx);
+  CHECK(parse(CommandKind::Explain, {"0", "--as", "nginx", "--spread=2"}).spread == 2);
   CHECK(parse(CommandKind::Explain, {"--as=docker", "0"}).as == AsFormat::Docker);
   CHECK(parse(CommandKind::Explain, {"0", "--as", "taskset"}).as == AsFormat::Taskset);
   CHECK(parse(CommandKind::Explain, {"0", "--as", "numactl", "-m", "bind"}).as == AsFormat::Numactl);
   CHECK(!parse(CommandKind::Explain, {"0"}).as);
   CHECK(error_of(CommandKind::Explain, {"0", "--as", "slurm"}) ==
-        "invalid --as 'slurm': expected systemd, docker, taskset or numactl");
+        "invalid --as 'slurm': expected systemd, nginx, docker, taskset or numactl");
   CHECK(error_of(CommandKind::Explain, {"0", "--as", "taskset", "--json"}) ==
         "--as and --json cannot be used together");
   CHECK(error_of(CommandKind::Explain, {"--json", "0", "--as=docker"}) ==

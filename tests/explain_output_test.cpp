@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "error.hpp"
 #include "explain_output.hpp"
 
 using namespace affix;
@@ -146,4 +147,80 @@ TEST_CASE("explain --as: the placement in each launcher's words") {
   CHECK(explain_as(p, AsFormat::Docker) == "--cpuset-cpus=1,5-6\n--cpuset-mems=0\n");
   CHECK(explain_as(p, AsFormat::Taskset) == "taskset -c 1,5-6\n");
   CHECK(explain_as(p, AsFormat::Numactl) == "numactl --physcpubind=1,5-6\n");
+}
+
+TEST_CASE("explain --as nginx: a worker per CPU, in the sequence's order, one mask each") {
+  Placement p;
+  p.cpus = set_of("0-3");
+  p.sequence = {0, 1, 2, 3};
+  CHECK(explain_as(p, AsFormat::Nginx) == "worker_processes 4;\nworker_cpu_affinity 0001 0010 0100 1000;\n");
+  // As wide as the highest CPU + 1, CPU 0 rightmost.
+  p.cpus = set_of("0,2,5");
+  p.sequence = {0, 2, 5};
+  CHECK(explain_as(p, AsFormat::Nginx) == "worker_processes 3;\nworker_cpu_affinity 000001 000100 100000;\n");
+  p.cpus = set_of("9");
+  p.sequence = {9};
+  CHECK(explain_as(p, AsFormat::Nginx) == "worker_processes 1;\nworker_cpu_affinity 1000000000;\n");
+  // --spread=2: two consecutive workers on each CPU.
+  p.cpus = set_of("0-1");
+  p.sequence = {0, 1};
+  CHECK(explain_as(p, AsFormat::Nginx, 2) == "worker_processes 4;\nworker_cpu_affinity 01 01 10 10;\n");
+  CHECK(explain_as(p, AsFormat::Nginx, 1) == explain_as(p, AsFormat::Nginx));
+  // --order scatter: worker k gets the k-th CPU of the sequence.
+  p.cpus = set_of("0-3");
+  p.sequence = {0, 2, 1, 3};
+  CHECK(explain_as(p, AsFormat::Nginx) == "worker_processes 4;\nworker_cpu_affinity 0001 0100 0010 1000;\n");
+  CHECK(explain_as(p, AsFormat::Nginx, 2) ==
+        "worker_processes 8;\nworker_cpu_affinity 0001 0001 0100 0100 0010 0010 1000 1000;\n");
+  // nginx takes no --mem: the lines are the same, a warning says so.
+  CHECK(explain_as_warnings(p, AsFormat::Nginx).empty());
+  p.mem_policy = MemPolicy::Bind;
+  p.mem_nodes = set_of("0");
+  CHECK(explain_as(p, AsFormat::Nginx) == "worker_processes 4;\nworker_cpu_affinity 0001 0100 0010 1000;\n");
+  CHECK(explain_as_warnings(p, AsFormat::Nginx) ==
+        std::vector<std::string>{"nginx has no memory policy directive: these lines leave --mem out; the workers "
+                                 "inherit the master's policy, so start nginx under 'affix --mem ...' or "
+                                 "systemd's NUMAPolicy="});
+  CHECK(explain_as_warnings(p, AsFormat::Taskset).empty());
+}
+
+TEST_CASE("explain --as nginx: CPUs up to 1023, at most 1024 workers") {
+  Placement p;
+  p.sequence = {0, 1023};
+  p.cpus = set_of("0,1023");
+  std::string lines = explain_as(p, AsFormat::Nginx);
+  CHECK(lines == "worker_processes 2;\nworker_cpu_affinity " + std::string(1023, '0') + "1 1" +
+                     std::string(1023, '0') + ";\n");
+  p.sequence = {0, 1024};
+  p.cpus = set_of("0,1024");
+  try {
+    explain_as(p, AsFormat::Nginx);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Resolution);
+    CHECK(std::string(e.what()) == "nginx's worker_cpu_affinity takes CPUs 0 to 1023 only: the selection has CPU 1024");
+    CHECK(e.hint() == "its masks have at most 1024 digits (CPU_SETSIZE): leave out the CPUs from 1024 on (--exclude)");
+  }
+  // Other formats take CPU 1024.
+  CHECK(explain_as(p, AsFormat::Taskset) == "taskset -c 0,1024\n");
+
+  // 1024 workers start; a reload beside them would not.
+  p.sequence = {0, 1};
+  p.cpus = set_of("0-1");
+  CHECK(explain_as(p, AsFormat::Nginx, 512).rfind("worker_processes 1024;\n", 0) == 0);
+  CHECK(explain_as_warnings(p, AsFormat::Nginx, 256).empty());
+  CHECK(explain_as_warnings(p, AsFormat::Nginx, 257) ==
+        std::vector<std::string>{"514 workers: nginx runs at most 1024 processes and starts a reload's new workers "
+                                 "before the old ones exit, so after 'nginx -s reload' only 510 would run"});
+  try {
+    explain_as(p, AsFormat::Nginx, 513);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Resolution);
+    CHECK(std::string(e.what()) == "1026 workers are more than nginx runs: its master starts at most 1024 processes");
+    CHECK(e.hint() == "take fewer CPUs (-n) or fewer workers per CPU (--spread=N)");
+  }
+  // --spread=N up to its limit: counted without overflow.
+  CHECK_THROWS_WITH(explain_as(p, AsFormat::Nginx, 1u << 31),
+                    "4294967296 workers are more than nginx runs: its master starts at most 1024 processes");
 }

@@ -1,5 +1,6 @@
 // `affix explain [OPTIONS] WHERE [--json | --as FORMAT] [--root DIR]`:
 // resolve and print, change nothing.
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -23,8 +24,9 @@ int command_explain(const Args& args) {
     std::fputs(command_help(CommandKind::Explain).c_str(), stdout);
     return k_exit_ok;
   }
-  if (cl.spread && (cl.json || cl.as))
-    throw Error(ErrorKind::Usage, "--spread is shown in explain's text, not with --json or --as");
+  if (cl.spread && (cl.json || (cl.as && *cl.as != AsFormat::Nginx)))
+    throw Error(ErrorKind::Usage, "--spread is shown in explain's text and by --as nginx, not with --json "
+                                  "or another --as");
   SysRoot root(cl.root.value_or("/"));
   Topology topo = read_topology(root);
   Allowed allowed = read_allowed(root, topo, linux_os());
@@ -38,8 +40,11 @@ int command_explain(const Args& args) {
                                  "'run' would refuse to prefer several nodes");
   if (cl.as) {
     // Nothing but the launcher's lines on stdout; the warnings on stderr.
+    unsigned per_cpu = std::max(1u, cl.spread);
+    std::string lines = explain_as(placement, *cl.as, per_cpu);
     for (auto& w : placement.warnings) print_warning(w);
-    std::fputs(explain_as(placement, *cl.as).c_str(), stdout);
+    for (auto& w : explain_as_warnings(placement, *cl.as, per_cpu)) print_warning(w);
+    std::fputs(lines.c_str(), stdout);
     return k_exit_ok;
   }
   PlacementEnv vars = launch_env(placement, env);

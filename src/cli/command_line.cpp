@@ -316,11 +316,12 @@ Order parse_order_option(const std::string& text) {
 
 AsFormat parse_as_option(const std::string& text) {
   if (text == "systemd") return AsFormat::Systemd;
+  if (text == "nginx") return AsFormat::Nginx;
   if (text == "docker") return AsFormat::Docker;
   if (text == "taskset") return AsFormat::Taskset;
   if (text == "numactl") return AsFormat::Numactl;
   throw Error(ErrorKind::Usage,
-              fmt::format("invalid --as '{}': expected systemd, docker, taskset or numactl", text));
+              fmt::format("invalid --as '{}': expected systemd, nginx, docker, taskset or numactl", text));
 }
 
 CommandLine parse_command_line(CommandKind kind, const Args& args) {
@@ -439,10 +440,13 @@ std::string command_help(CommandKind kind) {
              "Resolve WHERE and print the placement; change nothing.\n\n" +
              where + "\n" + shape +
              "Output:\n"
-             "  --spread[=N]           also the CPU run --spread[=N] gives each new thread\n"
+             "  --spread[=N]           also the CPU run --spread[=N] gives each new thread;\n"
+             "                         with --as nginx, N workers per CPU\n"
              "  --json                 one JSON document on stdout\n"
              "  --as FORMAT            the placement in another launcher's words: systemd\n"
-             "                         (unit lines), docker (run flags), taskset, numactl\n"
+             "                         (unit lines), nginx (worker_processes and\n"
+             "                         worker_cpu_affinity: a worker per CPU), docker (run\n"
+             "                         flags), taskset, numactl\n"
              "  --root DIR             read DIR/sys and DIR/proc instead of /sys and /proc\n"
              "  -h, --help             this text\n\n"
              "Exit status: 0 success; 1 the machine could not be read; 2 usage, location or\n"

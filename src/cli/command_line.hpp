@@ -39,7 +39,7 @@ enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch };
 const char* command_kind_name(CommandKind kind);  // "run", "explain", "pin", "topo", ...
 
 // explain --as: another launcher's words for the placement.
-enum class AsFormat { Systemd, Docker, Taskset, Numactl };
+enum class AsFormat { Systemd, Nginx, Docker, Taskset, Numactl };
 
 struct CommandLine {
   CommandKind kind = CommandKind::Run;

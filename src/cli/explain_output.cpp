@@ -1,7 +1,11 @@
 #include "explain_output.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <fmt/format.h>
 
+#include "error.hpp"
 #include "json.hpp"
 #include "text.hpp"
 #include "topo_output.hpp"
@@ -29,6 +33,45 @@ bool ascending(const std::vector<unsigned>& sequence) {
   for (size_t i = 1; i < sequence.size(); ++i)
     if (sequence[i] < sequence[i - 1]) return false;
   return true;
+}
+
+// nginx's limits: a worker_cpu_affinity mask has at most CPU_SETSIZE (1024)
+// digits (ngx_set_cpu_affinity, src/core/nginx.c), and the master runs at
+// most NGX_MAX_PROCESSES (1024) children at once (ngx_spawn_process,
+// src/os/unix/ngx_process.c); a reload starts the new workers before the old
+// ones exit (ngx_master_process_cycle, src/os/unix/ngx_process_cycle.c).
+constexpr unsigned k_nginx_cpus = 1024;
+constexpr uint64_t k_nginx_processes = 1024;
+
+uint64_t nginx_workers(const Placement& p, unsigned per_cpu) {
+  return uint64_t{p.sequence.size()} * std::max(1u, per_cpu);
+}
+
+// worker_processes and worker_cpu_affinity: per_cpu workers on each CPU of
+// the sequence in turn, nginx's worker k on the k-th mask.
+std::string nginx_lines(const Placement& p, unsigned per_cpu) {
+  per_cpu = std::max(1u, per_cpu);
+  unsigned highest = 0;
+  for (unsigned cpu : p.sequence) highest = std::max(highest, cpu);
+  if (highest >= k_nginx_cpus)
+    throw Error(ErrorKind::Resolution,
+                fmt::format("nginx's worker_cpu_affinity takes CPUs 0 to 1023 only: the selection has CPU {}",
+                            highest),
+                "its masks have at most 1024 digits (CPU_SETSIZE): leave out the CPUs from 1024 on (--exclude)");
+  uint64_t workers = nginx_workers(p, per_cpu);
+  if (workers > k_nginx_processes)
+    throw Error(ErrorKind::Resolution,
+                fmt::format("{} workers are more than nginx runs: its master starts at most 1024 processes",
+                            workers),
+                "take fewer CPUs (-n) or fewer workers per CPU (--spread=N)");
+  std::string out = fmt::format("worker_processes {};\nworker_cpu_affinity", workers);
+  out.reserve(out.size() + workers * (highest + 2) + 2);
+  for (unsigned cpu : p.sequence) {
+    std::string mask(highest + 1, '0');
+    mask[highest - cpu] = '1';  // CPU 0 is the rightmost digit
+    for (unsigned k = 0; k < per_cpu; ++k) out += " " + mask;
+  }
+  return out + ";\n";
 }
 
 // The CPUs `self` names: affix's inherited affinity within what is allowed.
@@ -120,7 +163,7 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
   return j.str() + "\n";
 }
 
-std::string explain_as(const Placement& p, AsFormat format) {
+std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
   std::string cpus = format_cpulist(p.cpus);
   std::string mems = p.mem_nodes.empty() ? std::string() : format_cpulist(p.mem_nodes);
   switch (format) {
@@ -135,6 +178,8 @@ std::string explain_as(const Placement& p, AsFormat format) {
       }
       return out;
     }
+    case AsFormat::Nginx:
+      return nginx_lines(p, per_cpu);
     case AsFormat::Docker:
       return fmt::format("--cpuset-cpus={}\n--cpuset-mems={}\n", cpus,
                          p.mem_policy && !mems.empty() ? mems : format_cpulist(p.nodes));
@@ -156,6 +201,20 @@ std::string explain_as(const Placement& p, AsFormat format) {
     }
   }
   return {};
+}
+
+std::vector<std::string> explain_as_warnings(const Placement& p, AsFormat format, unsigned per_cpu) {
+  std::vector<std::string> out;
+  if (format != AsFormat::Nginx) return out;
+  if (p.mem_policy)
+    out.push_back("nginx has no memory policy directive: these lines leave --mem out; the workers inherit "
+                  "the master's policy, so start nginx under 'affix --mem ...' or systemd's NUMAPolicy=");
+  uint64_t workers = nginx_workers(p, per_cpu);
+  if (2 * workers > k_nginx_processes)
+    out.push_back(fmt::format("{} workers: nginx runs at most 1024 processes and starts a reload's new "
+                              "workers before the old ones exit, so after 'nginx -s reload' only {} would run",
+                              workers, k_nginx_processes - workers));
+  return out;
 }
 
 }  // namespace affix

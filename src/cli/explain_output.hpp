@@ -6,6 +6,7 @@
 // for people, JSON with the fields affix(1) lists under OUTPUT.
 
 #include <string>
+#include <vector>
 
 #include "command_line.hpp"
 #include "launch_env.hpp"
@@ -29,10 +30,20 @@ std::string explain_json(const Placement& placement, const Allowed& allowed, con
 // with a newline:
 //   systemd  CPUAffinity=LIST; with --mem NUMAPolicy=bind|preferred|interleave|local
 //            and, but for local, NUMAMask=NODES
+//   nginx    worker_processes N; and worker_cpu_affinity MASK...; with per_cpu
+//            (--spread=N) consecutive workers on each CPU of the sequence, each
+//            mask a binary digit a CPU, CPU 0 rightmost, as wide as the highest
+//            CPU + 1; a CPU above 1023 or more than 1024 workers is an Error
+//            (Resolution): nginx takes neither
 //   docker   --cpuset-cpus=LIST, --cpuset-mems=NODES (of --mem, else of the CPUs)
 //   taskset  taskset -c LIST
 //   numactl  numactl --physcpubind=LIST [--membind=N | --preferred=N |
 //            --preferred-many=NODES | --interleave=NODES | --localalloc]
-std::string explain_as(const Placement& placement, AsFormat format);
+std::string explain_as(const Placement& placement, AsFormat format, unsigned per_cpu = 1);
+
+// What to say on stderr about the --as lines themselves: for nginx, that
+// --mem is not in them, and more workers than a reload can start beside the
+// old ones.
+std::vector<std::string> explain_as_warnings(const Placement& placement, AsFormat format, unsigned per_cpu = 1);
 
 }  // namespace affix

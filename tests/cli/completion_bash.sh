@@ -99,7 +99,7 @@ expect_exact "affix --mem " bind preferred interleave local
 expect_exact "affix --mem i" interleave
 expect_exact "affix explain 0 --order " compact scatter
 expect_exact "affix run --order=s" scatter
-expect_exact "affix explain 0 --as " systemd docker taskset numactl
+expect_exact "affix explain 0 --as " systemd nginx docker taskset numactl
 expect_exact "affix kind:" performance efficiency 0 1
 expect_exact "affix socket:0.kind:e" efficiency
 expect_exact "affix --slice r" rank

@@ -30,7 +30,7 @@ check "affix show --" --json --pinned --root --help
 check "affix pin 0 --s" --slice --spread
 check "affix --mem " bind preferred interleave local
 check "affix explain 0 --order " compact scatter
-check "affix explain 0 --as " systemd docker taskset numactl
+check "affix explain 0 --as " systemd nginx docker taskset numactl
 check "affix --order=s" --order=scatter
 check "affix cpu:" cpu:all $(seq -f 'cpu:%g' 0 $((ncpu - 1)))
 check "affix explain --root $corpora/48amd64-4pa2n6c-sparse node:" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # explain --as: the placement in another launcher's words. taskset's and
 # numactl's lines are run here and checked by what the kernel then says;
-# systemd's and docker's by their exact text (on a captured machine too).
+# systemd's, nginx's and docker's by their exact text (on a captured machine
+# too); explain_as_nginx.sh runs nginx with its lines.
 . "$(dirname "$0")/check_lib.bash"
 corpora="$AFFIX_CORPORA_DIR"
 status_of() { grep -E "^($1):" /proc/self/status | tr -s '\t' ' '; }
@@ -39,6 +40,10 @@ NUMAPolicy=bind
 NUMAMask=0" "$("$AFFIX" explain 1 -m bind --as systemd)"
 check "systemd, --mem local" "CPUAffinity=1
 NUMAPolicy=local" "$("$AFFIX" explain 1 -m local --as systemd)"
+check "nginx" "worker_processes 2;
+worker_cpu_affinity 01 10;" "$("$AFFIX" explain all --as nginx)"
+check "nginx, --spread=2" "worker_processes 4;
+worker_cpu_affinity 01 01 10 10;" "$("$AFFIX" explain all --spread=2 --as nginx)"
 check "docker" "--cpuset-cpus=0-1
 --cpuset-mems=0" "$("$AFFIX" explain all --as docker)"
 root="$corpora/64amd64-4s2n4ca2co"
@@ -55,6 +60,9 @@ NUMAMask=1" "$("$AFFIX" explain --root "$root" node:1 -m preferred:1 --as system
 check "systemd: preferred over several nodes is preferred-many" "CPUAffinity=8-15
 NUMAPolicy=preferred-many
 NUMAMask=0-1" "$("$AFFIX" explain --root "$root" node:1 -m preferred:0-1 --as systemd 2>/dev/null)"
+check "nginx on 4 sockets: CPUs 8-10, two workers each, 11 digits" "worker_processes 6;
+worker_cpu_affinity 00100000000 00100000000 01000000000 01000000000 10000000000 10000000000;" \
+  "$("$AFFIX" explain --root "$root" node:1 -n 3 --spread=2 --as nginx 2>/dev/null)"
 check "numactl: preferred over several nodes" "numactl --physcpubind=8-15 --preferred-many=0-1" \
   "$("$AFFIX" explain --root "$root" node:1 -m preferred:0-1 --as numactl 2>/dev/null)"
 
@@ -67,6 +75,14 @@ err=$("$AFFIX" explain all --as taskset --json 2>&1)
 check "--as with --json: status" 2 "$?"
 check "--as with --json: message" "affix: error: --as and --json cannot be used together
 affix: hint: usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]; see 'affix explain --help'" "$err"
-"$AFFIX" explain all --as slurm 2>/dev/null
+err=$("$AFFIX" explain all --as slurm 2>&1)
 check "--as slurm: status" 2 "$?"
+check "--as slurm: message" "affix: error: invalid --as 'slurm': expected systemd, nginx, docker, taskset or numactl" \
+  "$(head -n 1 <<<"$err")"
+# --spread is for the text and --as nginx.
+err=$("$AFFIX" explain all --spread --as taskset 2>&1)
+check "--spread with --as taskset: status" 2 "$?"
+check "--spread with --as taskset: message" \
+  "affix: error: --spread is shown in explain's text and by --as nginx, not with --json or another --as" \
+  "$(head -n 1 <<<"$err")"
 exit $fail

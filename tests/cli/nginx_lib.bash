@@ -18,6 +18,9 @@
 #                 config is written anew first, as nginx_start writes it),
 #                 then waits until every old worker is gone and WORKERS new
 #                 ones are there.
+#   nginx_wait_workers [OLD...]  until none of the OLD PIDs is a worker and
+#                 NGINX_WORKERS workers are there (after killing a worker,
+#                 for the one nginx starts in its place).
 #   nginx_stop    `nginx -s stop`, waits for the master to exit (kills it and
 #                 its workers where it does not), removes NGINX_DIR. Also run
 #                 at the script's exit, before the trap the script had when
@@ -137,9 +140,7 @@ EOF
   } > "$d/nginx.conf"
 }
 
-# _nginx_wait_workers OLD...: until none of the OLD PIDs is a worker and
-# NGINX_WORKERS workers are there.
-_nginx_wait_workers() {
+nginx_wait_workers() {
   local i now p before=$* old=" $* "
   for ((i = 0; i < 200; i++)); do
     _nginx_master_alive || _nginx_fail "nginx's master $NGINX_MASTER exited"
@@ -206,7 +207,7 @@ nginx_start() {  # WORKERS [EXTRA]
   fields=$(_nginx_stat "$NGINX_MASTER") || _nginx_fail "nginx's master $NGINX_MASTER exited"
   set -- $fields
   _nginx_master_start=${20}
-  _nginx_wait_workers
+  nginx_wait_workers
 }
 
 nginx_reload() {  # [WORKERS [EXTRA]]
@@ -218,7 +219,7 @@ nginx_reload() {  # [WORKERS [EXTRA]]
   fi
   old=$(nginx_workers)
   out=$(_nginx_cmd -s reload 2>&1) || _nginx_fail "nginx -s reload: $out"
-  _nginx_wait_workers $old
+  nginx_wait_workers $old
 }
 
 nginx_stop() {
