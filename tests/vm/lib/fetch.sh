@@ -6,6 +6,8 @@
 #   vm_busybox              -> path of a static busybox (from busybox-static)
 #   vm_kernel               -> path of Debian's kernel, uncompressed vmlinux
 #                              where possible (PVH boot skips the xz under TCG)
+#   vm_modules KERNEL NAME... -> a directory of that kernel's modules NAME
+#                              and their dependencies, with their load order
 # The kernel and busybox packages are only downloaded and unpacked into the
 # cache; they are never installed on the host.
 
@@ -97,4 +99,45 @@ vm_kernel() {
     rm -rf "$tmp"
   fi
   echo "$out"
+}
+
+# vm_modules KERNEL NAME...: a directory with the modules NAME (and those
+# they depend on, from each module's own "depends=") of the kernel image
+# KERNEL (as vm_kernel gave it), for the guest to insmod in the order of
+# its file `order` (dependencies first). Taken from the Debian package of
+# that kernel's own version, so that they load into it (vermagic).
+# A dependency with no .ko in the package is built into the kernel.
+vm_modules() {
+  local kernel=$1 version dir tmp m f dep
+  shift
+  version=$(strings -a "$kernel" | grep -m 1 -o 'Linux version [^ ]*' | cut -d' ' -f3)
+  [[ -n $version ]] || die "cannot read the version of $kernel"
+  dir=$CACHE/modules-$version-$(echo "$@" | tr ' ' '+')
+  if [[ ! -s $dir/order ]]; then
+    tmp=$(mktemp -d)
+    vm_apt_download "linux-image-$version" "$tmp"
+    mkdir "$tmp/x" "$dir.part"
+    dpkg-deb --fsys-tarfile "$tmp"/linux-image-*.deb | tar -x -C "$tmp/x" --wildcards './lib/modules/*/kernel/*'
+    local want=("$@") done=" " order=()
+    # Depth first: a module goes in after everything it depends on.
+    vm_module_add() {
+      local name=$1 file deps d
+      [[ $done == *" $name "* ]] && return 0
+      done+="$name "
+      file=$(find "$tmp/x" -name "$name.ko" -o -name "${name//-/_}.ko" -o -name "${name//_/-}.ko" | head -n 1)
+      [[ -n $file ]] || return 0  # built in
+      deps=$(strings -a "$file" | sed -n 's/^depends=//p' | head -n 1)
+      for d in ${deps//,/ }; do vm_module_add "$d"; done
+      cp "$file" "$dir.part/"
+      order+=("$(basename "$file")")
+    }
+    for m in "${want[@]}"; do vm_module_add "$m"; done
+    for m in "${want[@]}"; do
+      ls "$dir.part" | grep -qx "$m.ko\|${m//-/_}.ko\|${m//_/-}.ko" || die "no module $m in linux-image-$version"
+    done
+    printf '%s\n' "${order[@]}" > "$dir.part/order"
+    rm -rf "$dir" "$tmp"
+    mv "$dir.part" "$dir"
+  fi
+  echo "$dir"
 }

@@ -8,10 +8,11 @@
 # Every matrix is given in full: what the guest kernel must report.
 
 # shellcheck disable=SC2034  # (used by the scripts that source this file)
-VM_TOPOLOGIES="2s2c2t-2n 2s4c2t-4n 4s2c1t-4n-asym 2s2c2t-3n-cpuless 2s2c2t-3n-memless"
+VM_TOPOLOGIES="2s2c2t-2n 2s4c2t-4n 4s2c1t-4n-asym 2s2c2t-3n-cpuless 2s2c2t-3n-memless 2s2c2t-2n-pci"
 
+#   T_PCI                         1: PCI devices on the nodes (see vm_topology_qemu_args)
 vm_topology() {
-  T_NODE_CPUS=() T_NODE_MEM=() T_DIST=()
+  T_NODE_CPUS=() T_NODE_MEM=() T_DIST=() T_PCI=0
   case $1 in
     2s2c2t-2n)  # two sockets, one node each, SMT pairs 0-1 2-3 4-5 6-7
       T_SOCKETS=2 T_CORES=2 T_THREADS=2
@@ -33,6 +34,10 @@ vm_topology() {
       T_SOCKETS=2 T_CORES=2 T_THREADS=2
       T_NODE_CPUS=(0-3 4-5 6-7) T_NODE_MEM=(384 384 0)
       T_DIST=("10 20 20" "20 10 15" "20 15 10");;
+    2s2c2t-2n-pci)  # 2s2c2t-2n with an NVMe disk and a NIC on node 1, a NIC the kernel places nowhere
+      T_SOCKETS=2 T_CORES=2 T_THREADS=2
+      T_NODE_CPUS=(0-3 4-7) T_NODE_MEM=(384 384)
+      T_DIST=("10 20" "20 10") T_PCI=1;;
     *) return 1;;
   esac
   T_CPUS=$((T_SOCKETS * T_CORES * T_THREADS))
@@ -62,6 +67,24 @@ vm_topology_qemu_args() {
       ((i == j)) || T_QEMU+=(-numa "dist,src=$i,dst=$j,val=${row[j]}")
     done
   done
+  # With T_PCI: a PCI expander bridge on node 1 (bus 0x80) with two root
+  # ports, an NVMe disk behind the first (0000:81:00.0) and a virtio NIC
+  # behind the second (0000:82:00.0): the kernel gives both numa_node 1 and
+  # local_cpulist 4-7. A second virtio NIC on the root bus (0000:00:02.0),
+  # which no node holds: numa_node -1, every CPU local. The NICs are joined
+  # to a hub that leads nowhere. The disk's image is T_PCI_DISK, made by
+  # run-vm. Only SeaBIOS sets up the expander's bus range (run-vm drops
+  # qboot), and the names (nvme0n1, eth0, eth1) need the drivers' modules
+  # (vm_modules).
+  if ((T_PCI)); then
+    T_QEMU+=(-device virtio-net-pci,netdev=n0,bus=pcie.0,addr=02.0 -netdev hubport,id=n0,hubid=0
+             -device pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0
+             -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1
+             -device pcie-root-port,id=rp2,bus=pxb1,chassis=2,slot=2
+             -device "nvme,bus=rp1,serial=affix0,drive=d1"
+             -drive "file=$T_PCI_DISK,if=none,id=d1,format=raw"
+             -device virtio-net-pci,netdev=n1,bus=rp2 -netdev hubport,id=n1,hubid=0)
+  fi
 }
 
 # The layout as shell assignments for the guest (sourced by scenarios).
@@ -69,7 +92,7 @@ vm_topology_env() {
   local i
   echo "VM_TOPOLOGY='$1'"
   echo "VM_SOCKETS=$T_SOCKETS VM_CORES=$T_CORES VM_THREADS=$T_THREADS VM_CPUS=$T_CPUS"
-  echo "VM_NODES=${#T_NODE_CPUS[@]}"
+  echo "VM_NODES=${#T_NODE_CPUS[@]} VM_PCI=$T_PCI"
   for i in "${!T_NODE_CPUS[@]}"; do
     echo "VM_NODE${i}_CPUS='${T_NODE_CPUS[i]}' VM_NODE${i}_MEM=${T_NODE_MEM[i]} VM_NODE${i}_DIST='${T_DIST[i]}'"
   done
