@@ -11,7 +11,7 @@ set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
 set -g __affix_opts_run $__affix_shape_opts --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --spread --json --as --root -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json -h --help
-set -g __affix_opts_show --json --pinned --root -h --help
+set -g __affix_opts_show --json --tree --pinned --root -h --help
 set -g __affix_opts_topo --json --root -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json -h --help
 
@@ -356,6 +356,7 @@ complete -c affix -n '__affix_for pin' -l json -d 'with --check: one JSON docume
 # explain
 complete -c affix -n '__affix_for explain' -l as -x -a 'systemd nginx docker taskset numactl' -d "another launcher's words"
 # show
+complete -c affix -n '__affix_for show' -l tree -d 'each process and all its descendants'
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'

@@ -70,6 +70,27 @@ TEST_CASE("sysroot: for_each_line reads past any buffer, and refuses an endless 
                     r.path() + "/proc/big: file larger than 4096 bytes");
 }
 
+TEST_CASE("sysroot: read_head reads at most its bytes, and says whether more follow") {
+  TempRoot r;
+  r.write("proc/exact", std::string(10, 'a'));
+  r.write("proc/empty", "");
+  r.write("proc/big", std::string(100000, 'b'));
+  r.write("sys/attr", std::string("x\0\0", 3));
+  SysRoot root(r.path());
+  bool more = true;
+  CHECK(root.read_head("proc/exact", 10, more) == std::string(10, 'a'));
+  CHECK_FALSE(more);
+  CHECK(root.read_head("proc/exact", 9, more) == std::string(9, 'a'));
+  CHECK(more);
+  CHECK(root.read_head("proc/empty", 10, more) == "");
+  CHECK_FALSE(more);
+  CHECK(root.read_head("proc/big", 4096, more) == std::string(4096, 'b'));  // past any buffer: no error
+  CHECK(more);
+  CHECK(root.read_head("sys/attr", 10, more) == std::string("x\0\0", 3));  // its bytes, as they are
+  CHECK_FALSE(root.read_head("proc/none", 10, more));
+  CHECK_FALSE(more);
+}
+
 TEST_CASE("sysroot: at() reads a directory's files relative to it, and names them as the root does") {
   using namespace std::string_literals;
   TempRoot r;

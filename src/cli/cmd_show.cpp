@@ -1,4 +1,4 @@
-// affix show [--json] [PID...] | affix show --pinned [--json]
+// affix show [--json] [--tree] [PID...] | affix show --pinned [--json]
 #include <unistd.h>
 
 #include <cstdio>
@@ -21,6 +21,7 @@ namespace {
 
 struct ShowOptions {
   bool json = false;
+  bool tree = false;
   bool pinned = false;
   std::string root = "/";
   std::vector<std::string> pids;
@@ -33,10 +34,22 @@ std::optional<ShowOptions> parse_show(const Args& args) {
     std::fputs(command_help(CommandKind::Show).c_str(), stdout);
     return std::nullopt;
   }
+  if (cl.pinned && cl.tree) {
+    throw Error(ErrorKind::Usage, "--tree and --pinned cannot be used together",
+                "--pinned lists every pinned process on the machine, children and all; "
+                "'affix show --tree PID' shows one process's tree");
+  }
   if (cl.pinned && !cl.rest.empty()) {
     throw Error(ErrorKind::Usage, "--pinned scans every process; it takes no PID");
   }
-  return ShowOptions{cl.json, cl.pinned, cl.root.value_or("/"), std::move(cl.rest)};
+  // Without a PID show is affix itself, which has no children: a tree of
+  // one. What a user means is not that, and every process of the machine
+  // is too much to print unasked.
+  if (cl.tree && cl.rest.empty()) {
+    throw Error(ErrorKind::Usage, "--tree needs a PID: the process whose tree to show",
+                "'affix show --tree 1' shows every process under PID 1");
+  }
+  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.root.value_or("/"), std::move(cl.rest)};
 }
 
 }  // namespace
@@ -70,7 +83,12 @@ int command_show(const Args& args) {
     }
     for (pid_t pid : pids) {
       try {
-        views.push_back(read_process(root, nodes, pid));
+        if (o.tree) {
+          auto tree = read_process_tree(root, nodes, pid);
+          views.insert(views.end(), std::make_move_iterator(tree.begin()), std::make_move_iterator(tree.end()));
+        } else {
+          views.push_back(read_process(root, nodes, pid));
+        }
       } catch (const Error& e) {
         print_error(e);
         status = k_exit_failed;
@@ -78,7 +96,7 @@ int command_show(const Args& args) {
     }
   }
   std::string out;
-  if (o.json) out = format_show_json(views);
+  if (o.json) out = format_show_json(views, o.tree);
   else if (o.pinned) out = format_pinned_text(views);
   else out = format_show_text(views);
   std::fputs(out.c_str(), stdout);

@@ -136,7 +136,7 @@ constexpr OptionSpec k_explain_root{"root", 0, Value::Next, [](CommandLine& cl, 
                                     }};
 constexpr OptionSpec k_as{"as", 0, Value::Next,
                           [](CommandLine& cl, const Given& g) { cl.as = parse_as_option(*g.value); }};
-// pin
+// pin (and show: k_tree)
 constexpr OptionSpec k_tid{"tid", 0, Value::None, [](CommandLine& cl, const Given&) { cl.tid = true; }};
 constexpr OptionSpec k_migrate{"migrate", 0, Value::None,
                                [](CommandLine& cl, const Given&) { cl.migrate = true; }};
@@ -165,7 +165,7 @@ constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_cou
                                                &k_spread, &k_tid,     &k_migrate, &k_tree,
                                                &k_check,  &k_json};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
-constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_pinned, &k_root};
+constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_root};
 constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
 
 constexpr Grammar k_grammars[] = {
@@ -175,7 +175,7 @@ constexpr Grammar k_grammars[] = {
      k_explain_options, Words::Where, true},
     {CommandKind::Pin, "pin", "usage: affix pin [OPTIONS] WHERE PID...", k_pin_options, Words::WhereIds, true},
     {CommandKind::Topo, "topo", "usage: affix topo [--json] [--root DIR]", k_topo_options, Words::None, false},
-    {CommandKind::Show, "show", "usage: affix show [--json] [--pinned] [--root DIR] [PID...]", k_show_options,
+    {CommandKind::Show, "show", "usage: affix show [--json] [--tree] [--pinned] [--root DIR] [PID...]", k_show_options,
      Words::Ids, false},
     {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]",
      k_watch_options, Words::Ids, false},
@@ -485,15 +485,17 @@ std::string command_help(CommandKind kind) {
              "\n";
     case CommandKind::Show:
       return "Where processes and their threads may run and did run: each thread's CPU list and\n"
-             "the CPU (and node) it last ran on, and the pages per NUMA node.\n"
+             "the CPU (and node) it last ran on, the pages per NUMA node, the command line.\n"
              "Usage: affix show [OPTIONS] [PID...]\n"
              "\n"
              "Positionals:\n"
-             "  PID ...                     process IDs (default: affix itself)\n"
+             "  PID ...                     process IDs (default: affix itself; --tree needs one)\n"
              "\n"
              "Options:\n"
              "  -h,--help                   this text\n"
              "  --json                      print one JSON document\n"
+             "  --tree                      each PID followed by its descendants, indented under\n"
+             "                              their parents (\"children\" in JSON)\n"
              "  --pinned                    every process with a thread narrower than its allowed CPUs\n"
              "  --root DIR                  read DIR/proc and DIR/sys instead of /proc and /sys\n"
              "\n"

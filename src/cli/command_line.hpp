@@ -61,6 +61,7 @@ struct CommandLine {
   // pin
   bool tid = false;            // --tid
   bool migrate = false;        // --migrate
+  // pin and show
   bool tree = false;           // --tree
   bool check = false;          // --check (with --json: the result as a document)
   // show

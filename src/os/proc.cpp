@@ -333,6 +333,77 @@ std::vector<pid_t> list_pids(const SysRoot& root) {
   return out;
 }
 
+std::string join_cmdline(std::string_view raw, bool cut) {
+  if (cut) {
+    // Not in the middle of a UTF-8 character: drop the lead byte of one
+    // the cut left incomplete, and its continuation bytes.
+    size_t back = 0;
+    while (back < 3 && back < raw.size() && (static_cast<unsigned char>(raw[raw.size() - 1 - back]) & 0xc0) == 0x80)
+      ++back;
+    if (back < raw.size()) {
+      auto lead = static_cast<unsigned char>(raw[raw.size() - 1 - back]);
+      size_t need = (lead & 0xe0) == 0xc0 ? 2 : (lead & 0xf0) == 0xe0 ? 3 : (lead & 0xf8) == 0xf0 ? 4 : 1;
+      if (need > back + 1) raw.remove_suffix(back + 1);
+    }
+  } else {
+    while (!raw.empty() && raw.back() == '\0') raw.remove_suffix(1);
+  }
+  std::string out(raw);
+  std::replace(out.begin(), out.end(), '\0', ' ');
+  if (cut) out += "...";
+  return out;
+}
+
+std::optional<std::string> read_cmdline(const SysRoot& root, pid_t pid) {
+  bool more = false;
+  auto raw = root.read_head(proc_dir(pid) + "/cmdline", k_max_cmdline, more);
+  if (!raw) return std::nullopt;
+  return join_cmdline(*raw, more);
+}
+
+namespace {
+
+// One read of a seq_file returns at most a page (4096 bytes; more on
+// machines with larger pages); a children file shorter than a page less
+// the longest entry ("4194304 ") came whole in one.
+constexpr size_t k_one_read = 4096 - 8;
+
+}  // namespace
+
+std::optional<std::vector<pid_t>> read_children(const SysRoot& root, pid_t pid) {
+  auto tids = read_tasks(root, pid);
+  if (!tids) return std::vector<pid_t>{};  // gone: no children left in the tree
+  std::vector<pid_t> out;
+  for (pid_t tid : *tids) {
+    std::optional<std::string> text;
+    try {
+      text = root.read(task_dir(pid, tid) + "/children");
+    } catch (const Error&) {
+      return std::nullopt;  // larger than any file we read whole
+    }
+    if (!text || text->size() >= k_one_read) return std::nullopt;
+    std::string_view rest = *text;
+    while (!rest.empty()) {
+      auto end = rest.find_first_of(" \n");
+      std::string_view word = rest.substr(0, end);
+      if (!word.empty()) {
+        auto child = parse_pid(word);
+        if (!child) return std::nullopt;  // not what the kernel writes
+        out.push_back(*child);
+      }
+      if (end == std::string_view::npos) break;
+      rest.remove_prefix(end + 1);
+    }
+  }
+  for (pid_t child : out)
+    if (!root.exists(proc_dir(child))) return std::nullopt;
+  auto again = read_tasks(root, pid);
+  if (again && *again != *tids) return std::nullopt;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::optional<pid_t> parse_pid(std::string_view text) {
   auto v = parse_decimal(text, static_cast<unsigned long long>(k_max_pid));
   if (!v || *v == 0) return std::nullopt;

@@ -143,6 +143,32 @@ std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pi
 // Every numeric entry of proc/, ascending.
 std::vector<pid_t> list_pids(const SysRoot& root);
 
+// A process's command line, as ps shows it: the arguments of
+// proc/PID/cmdline (NUL-separated) joined with single spaces, the NULs
+// after the last one dropped (a process that rewrites its title, as nginx
+// does, pads it with them). At most k_max_cmdline bytes are read: where the
+// file goes on, the text is cut there (before a UTF-8 character the cut
+// would split) and ends with "...". "" for a kernel thread, a zombie or a
+// process with no arguments left; nullopt where it cannot be read (gone,
+// or a captured root without it).
+constexpr size_t k_max_cmdline = 4096;
+std::string join_cmdline(std::string_view raw, bool cut);
+std::optional<std::string> read_cmdline(const SysRoot& root, pid_t pid);
+
+// The children of process PID, ascending, each once: those of each of its
+// threads in proc/PID/task/TID/children (Linux's CONFIG_PROC_CHILDREN).
+// nullopt where that list cannot be trusted whole, and the caller is to
+// find the children by their parent (StatLine::ppid) instead: a thread's
+// children file cannot be read (the kernel lacks them; a capture); it is
+// too long to come in one read (each read resumes the kernel's walk by
+// position, which skips a child where one before it went); it names a
+// child that is gone by the time it is checked (the same within one read:
+// where the child the walk stood on is released); or the thread list
+// changed while they were read (an exiting thread's children go to
+// another, perhaps one read before). pin reads the same files through
+// TaskOs (pin.hpp: list_tree_children).
+std::optional<std::vector<pid_t>> read_children(const SysRoot& root, pid_t pid);
+
 // The largest PID or TID the kernel gives (PID_MAX_LIMIT).
 constexpr pid_t k_max_pid = 4194304;
 

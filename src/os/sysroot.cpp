@@ -114,6 +114,31 @@ std::optional<std::string> SysRoot::read(std::string_view rel, size_t limit) con
   return out;
 }
 
+std::optional<std::string> SysRoot::read_head(std::string_view rel, size_t max, bool& more) const {
+  more = false;
+  int fd = ::openat(dir_fd(), target(rel).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buf[8192];
+  while (out.size() <= max) {  // one byte past `max` tells that more follows
+    size_t want = std::min(sizeof buf, max + 1 - out.size());
+    ssize_t n = ::read(fd, buf, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (out.size() > max) {
+    more = true;
+    out.resize(max);
+  }
+  return out;
+}
+
 bool SysRoot::for_each_line(std::string_view rel, const std::function<bool(std::string_view)>& line,
                             size_t max_line, size_t limit) const {
   int fd = ::openat(dir_fd(), target(rel).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -57,6 +57,10 @@ public:
   // NUL bytes after the content are dropped (some dumps and old kernels
   // pad an attribute with them after its final newline).
   std::optional<std::string> read(std::string_view rel, size_t limit = k_max_file_size) const;
+  // The first `max` bytes of a file, however long it is (a process's
+  // cmdline); `more` is set where the file goes on after them. nullopt
+  // where the file is missing or unreadable.
+  std::optional<std::string> read_head(std::string_view rel, size_t max, bool& more) const;
   // Calls `line` with each line of the file (without its newline) while it
   // returns true, reading in chunks: memory stays bounded by `max_line` (a
   // longer line is passed cut to its first `max_line` bytes), whatever the

@@ -1,5 +1,8 @@
 #include "process_view.hpp"
 
+#include <map>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "error.hpp"
@@ -21,6 +24,8 @@ ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes
   auto status = read_status(root, proc_dir(pid));
   if (!st || !status) no_such_process(pid);
   view.comm = st->comm;
+  view.ppid = st->ppid;
+  view.state = st->state;
   view.cpus = status->cpus;
   view.mems = status->mems;
   auto tids = read_tasks(root, pid);
@@ -41,6 +46,7 @@ ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes
   }
   // Every thread gone: the process exited while we read it.
   if (view.threads.empty() || !root.exists(proc_dir(pid) + "/stat")) no_such_process(pid);
+  view.cmdline = read_cmdline(root, pid);
   if (auto usage = read_numa_usage(root, pid)) {
     view.pages = std::move(usage->pages);
     view.anon_pages = std::move(usage->anon);
@@ -48,6 +54,80 @@ ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes
     if (!usage->policy.empty()) view.mem_policy = std::move(usage->policy);
   }
   return view;
+}
+
+namespace {
+
+// The children of each process of a tree: from its threads' children
+// files where they can be trusted whole, else from every process's parent
+// in proc/, read once on the first need.
+class ChildLookup {
+public:
+  explicit ChildLookup(const SysRoot& root) : m_root(root) {}
+
+  std::vector<pid_t> children(pid_t pid) {
+    if (auto listed = read_children(m_root, pid)) return *listed;
+    if (!m_by_parent) scan();
+    auto [first, last] = m_by_parent->equal_range(pid);
+    std::vector<pid_t> out;
+    for (auto it = first; it != last; ++it) out.push_back(it->second);
+    return out;  // ascending: list_pids is, and equal keys keep their order
+  }
+
+private:
+  void scan() {
+    m_by_parent.emplace();
+    for (pid_t pid : list_pids(m_root)) {
+      try {
+        if (auto st = read_stat(m_root, proc_dir(pid))) m_by_parent->emplace(st->ppid, pid);
+      } catch (const Error&) {
+        continue;  // a stat line that is none: not a process to show
+      }
+    }
+  }
+
+  const SysRoot& m_root;
+  std::optional<std::multimap<pid_t, pid_t>> m_by_parent;
+};
+
+}  // namespace
+
+std::vector<ProcessView> read_process_tree(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid) {
+  std::vector<ProcessView> out;
+  out.push_back(read_process(root, nodes, pid));
+  ChildLookup lookup(root);
+  std::set<pid_t> seen{pid};
+  // Depth first without recursion (a captured root may hold a chain of any
+  // length): each entry is a process shown, with the children still to show.
+  struct Pending {
+    pid_t parent;
+    unsigned depth;  // of the children
+    std::vector<pid_t> children;
+    size_t next = 0;
+  };
+  std::vector<Pending> stack;
+  stack.push_back({pid, 1, lookup.children(pid)});
+  while (!stack.empty()) {
+    Pending& top = stack.back();
+    if (top.next == top.children.size()) {
+      stack.pop_back();
+      continue;
+    }
+    pid_t child = top.children[top.next++];
+    if (!seen.insert(child).second) continue;  // shown already: a reused PID, or parents that loop
+    ProcessView view;
+    try {
+      view = read_process(root, nodes, child);
+    } catch (const Error&) {
+      continue;  // gone since it was listed
+    }
+    if (view.ppid != top.parent) continue;  // its PID went to another process since
+    view.depth = top.depth;
+    unsigned depth = top.depth + 1;  // `top` is not to be used once the stack grows
+    out.push_back(std::move(view));
+    stack.push_back({child, depth, lookup.children(child)});
+  }
+  return out;
 }
 
 bool is_pinned(const ProcessView& view, const CpuSet& allowed) {

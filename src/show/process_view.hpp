@@ -1,8 +1,8 @@
 #pragma once
 // What `affix show` shows of a process, read from /proc through a SysRoot:
 // its comm and allowed lists, every thread's CPU list and the CPU (and node)
-// it last ran on, its pages per NUMA node and its memory policy (numa_maps).
-// Also the --pinned scan.
+// it last ran on, its pages per NUMA node and its memory policy (numa_maps),
+// its command line. Also the --tree walk and the --pinned scan.
 
 #include <sys/types.h>
 
@@ -31,7 +31,15 @@ struct ThreadView {
 
 struct ProcessView {
   pid_t pid = 0;
+  pid_t ppid = 0;     // its parent (stat field 4)
   std::string comm;
+  char state = '?';   // stat field 3: 'Z' a zombie
+  // Its arguments joined with spaces (read_cmdline): "" for a kernel
+  // thread or a zombie, nullopt where unreadable.
+  std::optional<std::string> cmdline;
+  // show --tree: how far below the named process it is (0: the named one
+  // itself; its children 1, ...).
+  unsigned depth = 0;
   CpuSet cpus;  // Cpus_allowed_list of the process (its main thread)
   CpuSet mems;  // Mems_allowed_list: the nodes of its cpuset, not its memory policy
   std::vector<ThreadView> threads;    // ascending TID; threads that exit while read are left out
@@ -45,6 +53,17 @@ struct ProcessView {
 // each thread last ran on. Throws Error(Runtime) "no such process: PID"
 // where it does not exist or vanishes while it is read.
 ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid);
+
+// show --tree: the process PID, then its descendants depth first (each
+// process followed by its children, ascending PID, and theirs), `depth`
+// set. Children come from every thread's children file (read_children),
+// else from every process's parent in proc/ (read once, for the whole
+// tree). Each PID is shown once: a PID reused while the tree is read, or
+// parents that loop in a captured root, end a branch instead of looping; a
+// child whose parent is no longer this process by the time it is read, or
+// that is gone, is left out with its descendants. Throws as read_process
+// for PID itself.
+std::vector<ProcessView> read_process_tree(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid);
 
 // What a process may run on (its cgroup cpuset); nullopt where unknown.
 using AllowedLookup = std::function<std::optional<CpuSet>(pid_t pid)>;

@@ -106,6 +106,24 @@ std::string pages_text(const ProcessView& view) {
   return fmt::format("anon {}; file {}", format_node_counts(*view.anon_pages), format_node_counts(*view.file_pages));
 }
 
+// The command line in text: escaped, and cut after k_cmd_width columns
+// ('+', as printable_cell marks a cut; --json has it whole); "[comm]" where
+// it is empty (a kernel thread, a zombie: "[comm] <defunct>"), as ps
+// shows them; "-" where it cannot be read (--pinned's cell; show's text
+// has no cmd line then).
+constexpr size_t k_cmd_width = 80;
+
+std::string cmd_text(const ProcessView& v) {
+  if (!v.cmdline) return "-";
+  if (v.cmdline->empty()) return "[" + printable(v.comm) + "]" + (v.state == 'Z' ? " <defunct>" : "");
+  std::string whole = printable(*v.cmdline);
+  if (whole.size() <= k_cmd_width) return whole;  // it fits: no character takes less than a byte
+  std::string cell = printable_cell(*v.cmdline, k_cmd_width);
+  if (cell.compare(0, whole.size(), whole) == 0) return whole;  // it fits, padded: no padding at the end
+  cell.erase(cell.find_last_not_of(' ') + 1);  // cut: it ends in '+', and at most a blank after
+  return cell;
+}
+
 // Terminal cells of a printable() text: one per character (UTF-8
 // continuation bytes take none).
 size_t cells(const std::string& s) {
@@ -138,22 +156,24 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
 std::string format_show_text(const std::vector<ProcessView>& views) {
   std::string out;
   for (const auto& v : views) {
-    out += fmt::format("{} {}  cpus {}{}  cpuset nodes {}  mem policy {}  {}\n", v.pid, printable(v.comm),
-                       list_or_dash(threads_cpus(v)), threads_differ(v) ? " (mixed)" : "",
-                       list_or_dash(v.mems), v.mem_policy ? printable(*v.mem_policy) : "unknown",
-                       pages_text(v));
+    std::string indent(2 * static_cast<size_t>(v.depth), ' ');
+    out += fmt::format("{}{} {}  cpus {}{}  cpuset nodes {}  mem policy {}  {}\n", indent, v.pid, printable(v.comm),
+                       list_or_dash(threads_cpus(v)), threads_differ(v) ? " (mixed)" : "", list_or_dash(v.mems),
+                       v.mem_policy ? printable(*v.mem_policy) : "unknown", pages_text(v));
+    // A line of its own: the header is about 80 columns already.
+    if (v.cmdline) out += fmt::format("{}  cmd {}\n", indent, cmd_text(v));
     std::vector<std::vector<std::string>> rows{{"CPUS", "THREADS", "TIDS", "LAST CPUS", "NODES", "COMM"}};
     for (const auto& g : group_threads(v)) {
       rows.push_back({format_cpulist(g.cpus), std::to_string(g.tids.size()), format_id_list(g.tids, k_tids_width),
                       last_cpus_text(g), list_or_dash(g.last_nodes), comm_list(g.comms)});
     }
-    out += table(rows, "  ");
+    out += table(rows, indent + "  ");
   }
   return out;
 }
 
 std::string format_pinned_text(const std::vector<ProcessView>& views) {
-  std::vector<std::vector<std::string>> rows{{"PID", "COMM", "ALLOWED", "PINNED THREADS"}};
+  std::vector<std::vector<std::string>> rows{{"PID", "COMM", "ALLOWED", "PINNED THREADS", "CMD"}};
   for (const auto& v : views) {
     CpuSet allowed = v.allowed.value_or(v.cpus);
     std::string pinned;
@@ -161,18 +181,32 @@ std::string format_pinned_text(const std::vector<ProcessView>& views) {
       pinned += fmt::format("{}{}: {}", pinned.empty() ? "" : "; ", list_or_dash(g.cpus),
                             format_id_list(g.tids, k_tids_width));
     }
-    rows.push_back({std::to_string(v.pid), printable(v.comm), list_or_dash(allowed), pinned});
+    rows.push_back({std::to_string(v.pid), printable(v.comm), list_or_dash(allowed), pinned, cmd_text(v)});
   }
   return table(rows, "");
 }
 
-std::string format_show_json(const std::vector<ProcessView>& views) {
+std::string format_show_json(const std::vector<ProcessView>& views, bool tree) {
   JsonWriter j;
   j.begin_array();
+  // With `tree`, views are depth first (read_process_tree): each object
+  // stays open for its "children" until a view no deeper than it comes.
+  std::vector<unsigned> open;  // the depths of the objects still open
+  auto close_to = [&](unsigned depth) {
+    while (!open.empty() && open.back() >= depth) {
+      j.end_array();
+      j.end_object();
+      open.pop_back();
+    }
+  };
   for (const auto& v : views) {
+    if (tree) close_to(v.depth);
     j.begin_object();
     j.field("pid", static_cast<long long>(v.pid));
+    j.field("ppid", static_cast<long long>(v.ppid));
     j.field("comm", v.comm);
+    j.key("cmdline");
+    if (v.cmdline) j.value(*v.cmdline); else j.null();
     j.field("cpus", format_cpulist(threads_cpus(v)));
     j.field("mems", format_cpulist(v.mems));
     j.key("mem_policy");
@@ -196,8 +230,15 @@ std::string format_show_json(const std::vector<ProcessView>& views) {
     node_counts_field(j, "memory_pages", v.pages);
     node_counts_field(j, "anon_pages", v.anon_pages);
     node_counts_field(j, "file_pages", v.file_pages);
+    if (tree) {
+      j.key("children");
+      j.begin_array();
+      open.push_back(v.depth);
+      continue;
+    }
     j.end_object();
   }
+  close_to(0);
   j.end_array();
   return j.str() + "\n";
 }

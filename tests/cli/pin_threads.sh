@@ -27,7 +27,7 @@ check "show --json: memory_pages on node 0" "true" "$(echo "$OUT" | jq '.[0].mem
 
 run_affix show $PID
 check_match "show text: one group of 2000" "  1     2000     $(ls /proc/$PID/task | sort -n | head -1)[,-]*  *  0  *  threads_helper" \
-  "$(echo "$OUT" | sed -n 3p)"
+  "$(echo "$OUT" | sed -n 4p)"
 
 run_affix pin -v 0-1 $PID
 check "pin -v: status" 0 "$RC"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Names are data: a real process names its main thread with a screen clear,
 # a terminal title and a new line (ESC [2J ESC ]0;pwn BEL \n), and its second
-# thread with a byte that is not UTF-8 (\xff). show, show --pinned and
-# show --json print them escaped: no control byte reaches the terminal, each
+# thread with a byte that is not UTF-8 (\xff), and passes both as its
+# arguments (its command line). show, show --pinned and show --json print
+# them escaped: no control byte reaches the terminal, each
 # name stays one cell of one line, and the JSON is valid UTF-8.
 . "$(dirname "$0")/pin_lib.bash"
 
@@ -29,11 +30,24 @@ last=$(sed 's/.*) //' /proc/$pid/task/$pid/stat | tail -1 | awk '{print $37}')
 w=4
 for t in $pid $tid; do [[ ${#t} -gt $w ]] && w=${#t}; done
 row() { printf "  %-4s  %-7s  %-${w}s  %-9s  %-5s  %s\n" "$@"; }
+# Its command line holds the same bytes (its arguments): escaped too, and
+# cut after 80 columns (after a whole escape) where the build's path is long.
+cmd=$(python3 -c 'import re, sys
+text = sys.argv[1]
+if len(text) > 80:  # printable_cell: the longest run of whole pieces in 79 columns, then "+"
+    kept = ""
+    for piece in re.findall(r"\\x[0-9a-f]{2}|\\.|.", text):
+        if len(kept) + len(piece) > 79:
+            break
+        kept += piece
+    text = kept + "+"
+print(text)' "$HELPERS/name_helper \\e[2J\\e]0;pwn\\x07\\n \\xff")
 run_affix show $pid
 check "show: status" 0 "$RC"
 no_controls "show" "$tmp/out"
 check "show: the names escaped, exactly" \
   "$pid \\e[2J\\e]0;pwn\\x07\\n  cpus 0-1 (mixed)  cpuset nodes 0  mem policy default  anon 0:N; file 0:N
+  cmd $cmd
 $(row CPUS THREADS TIDS 'LAST CPUS' NODES COMM)
 $(row 0-1 1 $pid $last 0 '\e[2J\e]0;pwn\x07\n')
 $(row 0 1 $tid 0 0 '\xff')" \
@@ -42,7 +56,7 @@ $(row 0 1 $tid 0 0 '\xff')" \
 run_affix show --pinned
 check "show --pinned: status" 0 "$RC"
 no_controls "show --pinned" "$tmp/out"
-check "show --pinned: the name escaped" "$pid \\e[2J\\e]0;pwn\\x07\\n 0-1 0: $tid" \
+check "show --pinned: the name and the command line escaped" "$pid \\e[2J\\e]0;pwn\\x07\\n 0-1 0: $tid $cmd" \
   "$(awk -v p=$pid '$1 == p' "$tmp/out" | tr -s ' ')"
 
 run_affix show --json $pid
@@ -56,6 +70,10 @@ check "show --json: valid JSON, the names as the process chose them (U+FFFD for 
   "$(python3 -c 'import json, sys
 p = json.loads(sys.stdin.buffer.read())[0]
 print(ascii(p["comm"]), ascii([t["comm"] for t in p["threads"]]))' < "$tmp/out" 2>&1)"
+check "show --json: the command line as the process gave it (U+FFFD for \\xff)" \
+  "'$HELPERS/name_helper \\x1b[2J\\x1b]0;pwn\\x07\\n \\ufffd'" \
+  "$(python3 -c 'import json, sys
+print(ascii(json.loads(sys.stdin.buffer.read())[0]["cmdline"]))' < "$tmp/out" 2>&1)"
 
 run_affix show --pinned --json
 check "show --pinned --json: valid JSON with the names" \

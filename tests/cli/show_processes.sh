@@ -7,7 +7,7 @@
 run_affix show
 check "show: status" 0 "$RC"
 check_match "show: affix itself" "[0-9]* affix  cpus 0-1  cpuset nodes 0  mem policy default  anon 0:*; file 0:*" "$(echo "$OUT" | head -1)"
-check "show: header" "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM" "$(echo "$OUT" | sed -n 2p | sed 's/   */  /g')"
+check "show: header" "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM" "$(echo "$OUT" | sed -n 3p | sed 's/   */  /g')"
 run_affix show --json
 check "show --json: affix itself" "affix 1" "$(echo "$OUT" | jq -r '.[0] | "\(.comm) \(.threads | length)"')"
 
@@ -24,7 +24,7 @@ check "show with a missing PID: error" "affix: error: no such process: 4194304" 
 check "show with a missing PID: the others shown" "$pinned threads_helper $free threads_helper" \
   "$(echo "$OUT" | grep -v '^ ' | awk '{print $1, $2}' | tr '\n' ' ' | sed 's/ $//')"
 check "show: groups by list" "0-1 3|1 1 ${tids[2]}|" \
-  "$(echo "$OUT" | sed -n 3,4p | awk '{printf "%s %s%s|", $1, $2, ($1 == "1" ? " " $3 : "")}')"
+  "$(echo "$OUT" | sed -n 4,5p | awk '{printf "%s %s%s|", $1, $2, ($1 == "1" ? " " $3 : "")}')"
 run_affix show --json 4194304 $free
 check "show --json with a missing PID" "1 [$free]" "$RC $(echo "$OUT" | jq -c '[.[].pid]')"
 
