@@ -31,6 +31,8 @@ ProcessReport process(pid_t pid, const std::string& comm, uint64_t socket, uint6
   p.activity.voluntary = 12;
   p.activity.involuntary = 3;
   p.activity.cpu_ns = 930400000;
+  p.activity.wait_ns = 1500000000;  // 1.5 s of run-queue wait
+  p.activity.wait_read = true;
   p.pages = NodePages{{0, 1200}, {1, 7}};
   p.anon_pages = NodePages{{0, 1000}, {1, 7}};
   p.file_pages = NodePages{{0, 200}};
@@ -73,6 +75,8 @@ TEST_CASE("watch JSON: one line per interval with the documented fields") {
   CHECK(p["switches"]["voluntary"].number == 12);
   CHECK(p["switches"]["involuntary"].number == 3);
   CHECK(p["cpu_ms"].number == 930);
+  CHECK(p["wait_ms"].number == 1500);
+  CHECK_FALSE(p["wait_partial"].boolean);
   CHECK(p["memory_pages"]["0"].number == 1200);
   CHECK(p["memory_pages"]["1"].number == 7);
   CHECK(p["anon_pages"]["0"].number == 1000);
@@ -83,6 +87,8 @@ TEST_CASE("watch JSON: one line per interval with the documented fields") {
   CHECK(p["thread_list"][0]["tid"].number == 4242);
   CHECK(p["thread_list"][0]["cpu"].number == 1);
   CHECK(p["thread_list"][0]["migrations"]["total"].number == 23);
+  CHECK(p["thread_list"][0]["wait_ms"].number == 1500);
+  CHECK_FALSE(p["thread_list"][0]["wait_partial"].boolean);
 }
 
 TEST_CASE("watch JSON: unknown pages are null; the summary object") {
@@ -128,16 +134,16 @@ TEST_CASE("watch: a name longer than its column is cut in text, whole in JSON") 
   CHECK(parse_json(watch_json_line(r))["processes"][0]["comm"].string == "kworker/15:0H-events_highpri");
   WatchHeader h;
   std::string text = watch_text(h, r, levels());
-  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0   93\n") != std::string::npos);
+  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0 1500   93\n") != std::string::npos);
   h.threads = true;
   text = watch_text(h, r, levels());
-  CHECK(text.find("\n      8       8 kworker/15:0H-+   1  1.0  1.0    0    0    0    0   12  3.0   93\n") != std::string::npos);
+  CHECK(text.find("\n      8       8 kworker/1+   1  1.0  1.0    0    0    0    0   12  3.0 1500   93\n") != std::string::npos);
   WatchSummary s;
   s.duration = 1;
   r.processes[0].seconds = 1;
   s.processes = r.processes;
   text = watch_text_summary(h, s, levels());
-  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0  0.9\n") != std::string::npos);
+  CHECK(text.find("\n      8 kworker/15:0H-+  1.0  1.0    0    0    0    0   12  3.0 1500  0.9\n") != std::string::npos);
 }
 
 TEST_CASE("watch: threads that could not be read are counted, in JSON and in text") {
@@ -172,13 +178,14 @@ TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates 
   h.mode = "exact";
   std::string text = watch_text(h, r, levels());
   CHECK(text.rfind("affix watch: 2 sockets, 2 nodes, 4 CPUs; every 2 s; at 0.0 s\nexact\n4 processes, 4 threads; per second:\n"
-                   "    PID COMM             MIG SOCK NODE  LLC CORE  SMT VCSW ICSW CPU%\n", 0) == 0);
+                   "    PID COMM             MIG SOCK NODE  LLC CORE  SMT VCSW ICSW WAIT CPU%\n", 0) == 0);
   auto at = [&](const std::string& name) { return text.find(" " + name + " "); };
   CHECK(at("socket+") < at("socket"));
   CHECK(at("socket") < at("node"));
   CHECK(at("node") < at("many"));
-  // 50 moves in 2 s: 25 per second; 0.93 s of CPU in 2 s: 46.5%; every line fits in 80 columns
-  CHECK(text.find("      1 many              25    0    0    0   25    0  6.0  1.5   47\n"
+  // 50 moves in 2 s: 25 per second; 1.5 s of wait in 2 s: 750 ms per second; 0.93 s of CPU in 2 s:
+  // 46.5%; every line fits in 80 columns
+  CHECK(text.find("      1 many              25    0    0    0   25    0  6.0  1.5  750   47\n"
                   "        1 thread, ran on socket:0; anon 0:1000 1:7, 0.7% remote; file 0:200\n") != std::string::npos);
   size_t start = 0;
   while (start < text.size()) {
@@ -187,4 +194,61 @@ TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates 
     start = end + 1;
   }
   CHECK(watch_text(h, r, levels(), 4).find("(2 more rows)") != std::string::npos);  // two lines a row
+}
+
+TEST_CASE("watch: the run-queue wait, null where unread, a lower bound where partly read") {
+  IntervalReport r;
+  r.interval = 0.5;
+  r.processes.push_back(process(5, "server", 0, 0, 0));
+  ProcessReport& p = r.processes[0];
+  p.activity.wait_ns = 333400000;  // 333.4 ms in 0.5 s: 667 ms per second
+  ThreadReport t = p.thread_list[0];
+  t.tid = 6;
+  t.activity.wait_ns = 0;
+  t.activity.wait_read = false;  // its schedstat keeps no wait
+  t.activity.wait_unread = true;
+  p.thread_list.push_back(t);
+  p.thread_list[0].activity.wait_ns = 333400000;
+  p.activity.wait_unread = true;  // thread 6's is missing: a lower bound
+  p.threads = 2;
+  auto j = parse_json(watch_json_line(r));
+  const auto& jp = j["processes"][0];
+  CHECK(jp["wait_ms"].number == 333);
+  CHECK(jp["wait_partial"].boolean);
+  CHECK(jp["thread_list"][0]["wait_ms"].number == 333);
+  CHECK_FALSE(jp["thread_list"][0]["wait_partial"].boolean);
+  CHECK(jp["thread_list"][1]["wait_ms"].is_null());
+  CHECK_FALSE(jp["thread_list"][1]["wait_partial"].boolean);  // null says it: nothing read
+  WatchHeader h;
+  h.threads = true;
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.find("    PID     TID COMM       CPU  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW WAIT CPU%\n") !=
+        std::string::npos);
+  CHECK(text.find("\n      5       5 server       1    0    0    0    0    0    0   24  6.0  667  186\n") !=
+        std::string::npos);
+  CHECK(text.find("\n      5       6 server       1    0    0    0    0    0    0   24  6.0    -  186\n") !=
+        std::string::npos);
+  h.threads = false;
+  text = watch_text(h, r, levels());
+  CHECK(text.find("\n      5 server             0    0    0    0    0    0   24  6.0 666+  186\n") != std::string::npos);
+  p.activity.wait_ns = 4000000;  // 8 ms per second, at least
+  CHECK(watch_text(h, r, levels()).find("  6.0 7.9+  186\n") == std::string::npos);
+  CHECK(watch_text(h, r, levels()).find("  6.0 8.0+  186\n") != std::string::npos);
+  p.activity.wait_ns = 1000000000;  // 2000 ms per second, at least: 2k+
+  CHECK(watch_text(h, r, levels()).find("  6.0  2k+  186\n") != std::string::npos);
+  p.activity.wait_read = false;  // none read
+  CHECK(watch_text(h, r, levels()).find("  6.0    -  186\n") != std::string::npos);
+  CHECK(parse_json(watch_json_line(r))["processes"][0]["wait_ms"].is_null());
+  CHECK_FALSE(parse_json(watch_json_line(r))["processes"][0]["wait_partial"].boolean);
+  // Every row of both tables in the title's 80 columns or fewer.
+  for (bool threads : {false, true}) {
+    h.threads = threads;
+    text = watch_text(h, r, levels());
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      CHECK(end - start <= 80);
+      start = end + 1;
+    }
+  }
 }

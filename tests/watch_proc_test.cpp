@@ -35,11 +35,25 @@ TEST_CASE("sched: a missing or garbled field is no reading") {
   CHECK(c->run_ns == 7000000);
 }
 
-TEST_CASE("schedstat: run time and time slices") {
+TEST_CASE("schedstat: run time, run-queue wait and time slices") {
   auto s = parse_schedstat("54024805 113989524 170\n");
   REQUIRE(s);
   CHECK(s->run_ns == 54024805);
+  CHECK(s->wait_ns == 113989524);
   CHECK(s->timeslices == 170);
+  CHECK(wait_kept(*s, 54024805));
+  // A kernel that keeps no sched_info: "0 0 0" for a thread that ran.
+  auto none = parse_schedstat("0 0 0\n");
+  REQUIRE(none);
+  CHECK_FALSE(wait_kept(*none, 58522316));
+  CHECK(wait_kept(*none, 0));  // a thread that never ran waited 0
+  // Whether it ran: its run time or time slices, not its wait alone.
+  SchedStat waited = *s;
+  waited.wait_ns += 1000;
+  CHECK_FALSE(waited.ran_since(*s));
+  SchedStat ran = *s;
+  ran.timeslices += 1;
+  CHECK(ran.ran_since(*s));
   CHECK_FALSE(parse_schedstat("54024805 113989524\n"));
   CHECK_FALSE(parse_schedstat("a b c\n"));
 }

@@ -501,9 +501,10 @@ std::string command_help(CommandKind kind) {
              "\n"
              "Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.\n";
     case CommandKind::Watch:
-      return "How often threads move between cores, caches, nodes and sockets, and where their\n"
-             "memory is: every interval, per process (per thread with --threads), until -c N\n"
-             "intervals, Ctrl-C or SIGTERM; then a summary. Without a PID, every process.\n"
+      return "How often threads move between cores, caches, nodes and sockets, how long they\n"
+             "wait for a CPU and where their memory is: every interval, per process (per\n"
+             "thread with --threads), until -c N intervals, Ctrl-C or SIGTERM; then a summary.\n"
+             "Without a PID, every process.\n"
              "Usage: affix watch [OPTIONS] [PID...]\n"
              "\n"
              "Positionals:\n"

@@ -25,6 +25,11 @@ void activity(JsonWriter& j, const Activity& a) {
   j.field("involuntary", a.involuntary);
   j.end_object();
   j.field("cpu_ms", ms(a.cpu_ns));
+  // null where none of it could be read; wait_partial where some could
+  // not: a lower bound.
+  auto wait = a.wait();
+  j.field("wait_ms", wait ? std::optional<uint64_t>(ms(*wait)) : std::nullopt);
+  j.field("wait_partial", a.wait_partial());
 }
 
 void thread(JsonWriter& j, const ThreadReport& t) {

@@ -23,11 +23,13 @@ struct WatchHeader {
 
 // One interval as text: the header, then one row per process (per thread
 // with `threads`), sorted by cross-socket, then cross-node, then total
-// migrations per second. `max_rows` (0: all) cuts the rows for a screen.
+// migrations per second; WAIT in ms per second beside CPU%. `max_rows` (0:
+// all) cuts the rows for a screen.
 std::string watch_text(const WatchHeader& header, const IntervalReport& report, const LevelMap& levels,
                        size_t max_rows = 0);
 // The summary table: per process (and its threads with `threads`) the rates
-// over the time it was watched, CPU time, pages per node, remote share.
+// over the time it was watched (run-queue wait included), CPU time, pages
+// per node, remote share.
 std::string watch_text_summary(const WatchHeader& header, const WatchSummary& summary,
                                const LevelMap& levels);
 

@@ -71,7 +71,7 @@ std::optional<SchedStat> parse_schedstat(std::string_view text) {
     values[i] = *v;
     text = end == std::string_view::npos ? std::string_view() : text.substr(end);
   }
-  return SchedStat{values[0], values[2]};
+  return SchedStat{values[0], values[1], values[2]};
 }
 
 std::optional<SchedCounters> read_sched(const SysRoot& root, pid_t pid, pid_t tid) {

@@ -21,14 +21,32 @@ struct Activity {
   uint64_t voluntary = 0;    // context switches
   uint64_t involuntary = 0;
   uint64_t cpu_ns = 0;       // CPU time used
+  // Run-queue wait (schedstat's WAIT_NS): time ready to run but waiting
+  // for a CPU. Known only as far as it was read: `wait_read` where some of
+  // it was, `wait_unread` where some of it was not (a thread unread, a
+  // schedstat that could not be read or keeps no wait). Neither: nothing
+  // to count (an empty Activity; a thread in the interval it exits, whose
+  // wait counts up to the sample before).
+  uint64_t wait_ns = 0;
+  bool wait_read = false;
+  bool wait_unread = false;
   Activity& operator+=(const Activity& o) {
     migrations += o.migrations;
     voluntary += o.voluntary;
     involuntary += o.involuntary;
     cpu_ns += o.cpu_ns;
+    wait_ns += o.wait_ns;
+    wait_read = wait_read || o.wait_read;
+    wait_unread = wait_unread || o.wait_unread;
     return *this;
   }
-  bool idle() const { return migrations.total() == 0 && voluntary == 0 && involuntary == 0 && cpu_ns == 0; }
+  // nullopt where none of the wait could be read (JSON null, text "-").
+  std::optional<uint64_t> wait() const { return wait_read ? std::optional<uint64_t>(wait_ns) : std::nullopt; }
+  // Some of it could not be read: wait() is a lower bound.
+  bool wait_partial() const { return wait_read && wait_unread; }
+  bool idle() const {
+    return migrations.total() == 0 && voluntary == 0 && involuntary == 0 && cpu_ns == 0 && wait_ns == 0;
+  }
 };
 
 struct ThreadReport {

@@ -35,15 +35,33 @@ std::string cell(double v) {
   return fmt::format("{:>4.0f}k", std::min(v / 1000, 9999.0));
 }
 
-// MIG SOCK NODE LLC CORE SMT VCSW ICSW, per second, then the last column.
+// WAIT: milliseconds of run-queue wait per second, in 5 columns: "-" where
+// none of it could be read; where some could not, a lower bound, rounded
+// down to 3 characters and marked "+" ("750+", "2k+").
+std::string wait_cell(const Activity& a, double seconds) {
+  auto wait = a.wait();
+  if (!wait) return fmt::format("{:>5}", "-");
+  double v = seconds > 0 ? static_cast<double>(*wait) / 1e6 / seconds : 0.0;
+  if (!a.wait_partial()) return cell(v);
+  auto down = [](double x) { return static_cast<uint64_t>(x); };  // x >= 0
+  std::string at_least;
+  if (v < 0.1) at_least = "0";
+  else if (v < 10) at_least = fmt::format("{}.{}", down(v), down(v * 10) % 10);
+  else if (v < 1000) at_least = fmt::format("{}", down(v));
+  else at_least = fmt::format("{}k", std::min<uint64_t>(down(v / 1000), 999));
+  return fmt::format("{:>5}", at_least + "+");
+}
+
+// MIG SOCK NODE LLC CORE SMT VCSW ICSW, per second, WAIT, then the last column.
 std::string cells(const Activity& a, double seconds, double last) {
   std::string out = cell(per_second(a.migrations.total(), seconds));
   for (Crossing c : k_columns) out += cell(per_second(a.migrations[c], seconds));
-  out += cell(per_second(a.voluntary, seconds)) + cell(per_second(a.involuntary, seconds)) + cell(last);
+  out += cell(per_second(a.voluntary, seconds)) + cell(per_second(a.involuntary, seconds)) + wait_cell(a, seconds) +
+         cell(last);
   return out;
 }
 
-const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW";
+const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW WAIT";
 
 // ", 0.6% remote" (of its anonymous pages, on nodes where it did not run).
 std::string remote_text(const ProcessReport& p) {
@@ -90,6 +108,9 @@ std::string detail(const ProcessReport& p, const LevelMap& levels) {
 
 // A name in its 15 columns, cut where longer (the full name is in --json).
 std::string name(const std::string& comm) { return printable_cell(comm, 15); }
+// A thread's row in an interval has 10 for it: its PID, TID and CPU take
+// the rest of 80 columns.
+std::string thread_name(const std::string& comm) { return printable_cell(comm, 10); }
 
 // Words of `text` in lines of at most k_width columns.
 std::string wrap(const std::string& text) {
@@ -129,14 +150,14 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
   const double s = report.interval;
   std::vector<std::string> rows;  // each row with its detail line, if any
   if (header.threads) {
-    out += fmt::format("    PID     TID COMM            CPU{} CPU%\n", k_titles);
+    out += fmt::format("    PID     TID COMM       CPU{} CPU%\n", k_titles);
     std::vector<std::pair<const ProcessReport*, const ThreadReport*>> all;
     for (const auto& p : report.processes)
       for (const auto& t : p.thread_list) all.emplace_back(&p, &t);
     std::stable_sort(all.begin(), all.end(),
                      [](const auto& a, const auto& b) { return weight(a.second->activity) > weight(b.second->activity); });
     for (const auto& [p, t] : all) {
-      rows.push_back(fmt::format("{:>7} {:>7} {} {:>3}{}\n", p->pid, t->tid, name(t->comm),
+      rows.push_back(fmt::format("{:>7} {:>7} {} {:>3}{}\n", p->pid, t->tid, thread_name(t->comm),
                                  t->cpu >= 0 ? std::to_string(t->cpu) : "-",
                                  cells(t->activity, s, 100.0 * static_cast<double>(t->activity.cpu_ns) / 1e9 / s)));
     }

@@ -46,7 +46,9 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
   auto gate = read_schedstat(cx.root, pid, m_tid);
   auto st = read_stat(cx.root, task_dir(pid, m_tid));
   auto sched = read_sched(cx.root, pid, m_tid);
-  if (!gate || !st || !sched) {
+  // Sampled mode needs schedstat (its check whether the thread ran); exact
+  // mode only its wait, which is then unknown.
+  if ((!gate && !m_has_event) || !st || !sched) {
     close(cx);
     m_has_event = false;
     if (!there(cx, pid)) return std::nullopt;
@@ -58,7 +60,11 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
   m_comm = st->comm;
   m_cpu = st->last_cpu;
   mark(m_seen, m_cpu);
-  m_gate = *gate;
+  if (gate) {
+    m_gate = *gate;
+    m_wait_kept = wait_kept(*gate, sched->run_ns);
+    if (m_wait_kept) m_wait = gate->wait_ns;
+  }
   m_sched = *sched;
   if (!m_has_event) m_gate_file = SchedStatFile(cx.root, pid, m_tid);  // where none can open: read by path
   ThreadInterval out;
@@ -75,9 +81,11 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
     }
     a.voluntary = sched->voluntary;
     a.involuntary = sched->involuntary;
-    a.cpu_ns = gate->run_ns;
+    a.cpu_ns = sched->run_ns;  // se.sum_exec_runtime, as schedstat's RUN_NS
+    if (m_wait) a.wait_ns = *m_wait, a.wait_read = true;
+    else a.wait_unread = true;
     out.active = !a.idle();
-    if (gate->run_ns > 0) mark(out.ran_on, m_cpu);
+    if (sched->run_ns > 0) mark(out.ran_on, m_cpu);
   }
   return out;
 }
@@ -94,7 +102,11 @@ ThreadInterval ThreadWatch::update(const WatchContext& cx, pid_t pid, const CpuS
       out.exited = m_exited = true;
       return out;
     }
-    if (!m_since_creation) first->activity = Activity{}, first->ran_on = CpuSet{};
+    if (!m_since_creation) {
+      first->activity = Activity{};
+      first->activity.wait_unread = true;  // its wait until now is not known either
+      first->ran_on = CpuSet{};
+    }
     first->exact = first->exact && m_since_creation && !first->unread;
     first->active = !first->activity.idle();
     return *first;
@@ -110,6 +122,25 @@ ThreadInterval ThreadWatch::update(const WatchContext& cx, pid_t pid, const CpuS
 
 bool ThreadWatch::there(const WatchContext& cx, pid_t pid) const {
   return cx.root.exists(task_dir(pid, m_tid));
+}
+
+void ThreadWatch::count_wait(const std::optional<SchedStat>& now, Activity& a) {
+  if (!now || !m_wait_kept) {
+    a.wait_unread = true;
+    return;
+  }
+  if (m_wait) {
+    a.wait_ns += delta(now->wait_ns, *m_wait);
+    a.wait_read = true;
+  } else {
+    a.wait_unread = true;  // the first reading: the wait before it is not known
+  }
+  m_wait = now->wait_ns;
+}
+
+void ThreadWatch::count_no_wait(Activity& a) const {
+  if (m_wait && m_wait_kept) a.wait_read = true;
+  else a.wait_unread = true;
 }
 
 bool ThreadWatch::read_after_run(const WatchContext& cx, pid_t pid, ThreadInterval& out, long* stat_cpu) {
@@ -142,6 +173,7 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
   if (!totals) {  // the event cannot be read: this interval is what the ring had
     out.exact = false;
     m_exited = gone;
+    if (!gone) out.activity.wait_unread = true;
     return;
   }
   if (drained.overflowed && totals->count > m_samples) {
@@ -158,13 +190,22 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
   m_event = *totals;
   if (ran) mark(out.ran_on, m_cpu);  // where it ran after its last move (or without one)
   if (totals->ended || gone) {
-    m_exited = true;  // its last switches are not known: the thread's files are gone
+    m_exited = true;  // its last switches and wait are not known: the thread's files are gone
     return;
   }
-  if (!ran) return;
+  if (!ran) return count_no_wait(out.activity);
   long stat_cpu = -1;
-  // Unreadable but there: its switches are counted at the next read.
-  if (!read_after_run(cx, pid, out, &stat_cpu) && !there(cx, pid)) m_exited = true;
+  if (read_after_run(cx, pid, out, &stat_cpu)) {
+    // A wait ends when the thread gets a CPU: read where it ran, by path
+    // (exact mode keeps no schedstat open).
+    auto now = read_schedstat(cx.root, pid, m_tid);
+    if (now && !wait_kept(*now, m_sched.run_ns)) m_wait_kept = false;
+    count_wait(now, out.activity);
+  } else if (there(cx, pid)) {
+    out.activity.wait_unread = true;  // unreadable but there: its switches and wait are counted at the next read
+  } else {
+    m_exited = true;
+  }
   if (m_cpu < 0) m_cpu = stat_cpu;
 }
 
@@ -178,10 +219,18 @@ void ThreadWatch::update_sampled(const WatchContext& cx, pid_t pid, const CpuSet
     else m_exited = true;
   };
   if (!gate) return unreadable();
-  if (*gate == m_gate) return;  // it did not run: nothing changed
+  if (!gate->ran_since(m_gate)) {
+    // It did not run: nothing else changed, but a wait can end without it
+    // running (moved to another CPU's queue while it waited).
+    count_wait(gate, out.activity);
+    m_gate.wait_ns = gate->wait_ns;
+    return;
+  }
   long now = -1;
   SchedCounters before = m_sched;
   if (!read_after_run(cx, pid, out, &now)) return unreadable();
+  if (!wait_kept(*gate, m_sched.run_ns)) m_wait_kept = false;
+  count_wait(gate, out.activity);
   uint64_t moves = delta(m_sched.nr_migrations, before.nr_migrations);
   out.activity.migrations += estimate_moves(cx.levels, moves, m_cpu, now, m_seen, process_seen);
   out.activity.cpu_ns = delta(gate->run_ns, m_gate.run_ns);

@@ -87,6 +87,12 @@ private:
   // Reads stat and sched after the thread ran: comm, switches. False where
   // they cannot be read (gone, or no file left to open).
   bool read_after_run(const WatchContext& cx, pid_t pid, ThreadInterval& out, long* stat_cpu);
+  // Counts its run-queue wait since the last reading of it into `a` from
+  // `now`, the schedstat just read (nullopt: it could not be read; the
+  // wait since is then counted at the next reading).
+  void count_wait(const std::optional<SchedStat>& now, Activity& a);
+  // Where it did not run (exact mode: nothing read): no wait ended.
+  void count_no_wait(Activity& a) const;
 
   pid_t m_tid;
   std::string m_comm;
@@ -100,6 +106,8 @@ private:
   SchedStat m_gate;      // sampled: the cheap check whether it ran
   SchedStatFile m_gate_file;  // sampled: where the check reads it (kept open)
   SchedCounters m_sched; // the scheduler's counters at the last read
+  std::optional<uint64_t> m_wait;  // schedstat's WAIT_NS at the last reading; nullopt: none yet
+  bool m_wait_kept = true;  // false once its schedstat was seen to keep no wait (wait_kept)
   EventTotals m_event;   // exact: the event's totals at the last read
   uint64_t m_samples = 0;  // exact: samples taken (and lost ones accounted) since open
 };

@@ -199,6 +199,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
     if (ti.unread) {  // counted, never shown as read
       ++r.threads_unread;
       r.exact = false;
+      r.activity.wait_unread = true;  // its wait is missing: the process's is a lower bound
       p.unread.insert(t.tid());
       return;
     }

@@ -6,8 +6,10 @@
 // they ended in. Each interval gives an IntervalReport; the run a summary.
 //
 // Cost: a thread that did not run since the last interval costs one cheap
-// read (its event's totals, or /proc/.../schedstat); the thread list is read
-// only where the kernel's thread count differs from the threads known alive.
+// read (its event's totals, or /proc/.../schedstat, which gives its run-queue
+// wait too); one that ran has stat and sched read (and in exact mode its
+// schedstat, for the wait); the thread list is read only where the kernel's
+// thread count differs from the threads known alive.
 
 #include <sys/types.h>
 

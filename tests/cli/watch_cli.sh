@@ -65,7 +65,7 @@ check "a TID alone" "2 affix: error: $STEADY_TID is a thread of process $HOP_PID
 
 run_affix watch -c 1 -i 0.1 --threads "$HOP_PID"
 check "--threads: a row per thread" "$HOP_PID $HOP_TID $STEADY_TID" \
-  "$(sed '/^summary of/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 13 {print $2}' | sort -n | tr '\n' ' ' | sed 's/ $//')"
+  "$(sed '/^summary of/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 14 {print $2}' | sort -n | tr '\n' ' ' | sed 's/ $//')"
 title=$(grep -m 1 '^    PID     TID COMM' <<<"$OUT")
 check "--threads: every row in its columns" "${#title}" \
   "$(sed '/^summary of/q' <<<"$OUT" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {print length}' | sort -u)"
@@ -76,8 +76,10 @@ check "JSON: three lines, each a JSON object" "3" "$(jq -c 'objects' <<<"$OUT" |
 check "JSON: the name, its bad byte replaced" "$(printf '\e[31m\xef\xbf\xbdevil\n')" \
   "$(head -n 1 <<<"$OUT" | jq -j '.processes[0].comm')"
 check "JSON: the documented fields" \
-  "anon_pages comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid remote_pages switches thread_list threads threads_unread" \
+  "anon_pages comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid remote_pages switches thread_list threads threads_unread wait_ms wait_partial" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0] | keys | join(" ")')"
+check "JSON: a thread's fields" "comm cpu cpu_ms exact exited migrations switches tid wait_ms wait_partial" \
+  "$(head -n 1 <<<"$OUT" | jq -r '.processes[0].thread_list[0] | keys | join(" ")')"
 check "JSON: levels" "core llc node smt socket total" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0].migrations | keys | join(" ")')"
 check "JSON: interval fields" "true 0.1 3" \

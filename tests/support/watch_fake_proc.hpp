@@ -30,6 +30,7 @@ inline Topology machine() {
 
 struct Counters {
   uint64_t migrations = 0, voluntary = 0, involuntary = 0, run_ns = 0;
+  uint64_t wait_ns = 0;  // schedstat's second field: run-queue wait
 };
 
 inline std::string stat_line(pid_t id, const std::string& comm, long threads, long cpu, unsigned long long start = 100) {
@@ -71,7 +72,7 @@ struct FakeProc {
                                           "nr_involuntary_switches : {}\n",
                                           comm, tid, c.run_ns / 1000000, c.run_ns % 1000000, c.migrations,
                                           c.voluntary, c.involuntary));
-    root.write(dir + "schedstat", fmt::format("{} 0 {}\n", c.run_ns, c.voluntary + c.involuntary));
+    root.write(dir + "schedstat", fmt::format("{} {} {}\n", c.run_ns, c.wait_ns, c.voluntary + c.involuntary));
   }
   void remove(const std::string& rel) { std::filesystem::remove_all(root.path() + "/" + rel); }
 };
