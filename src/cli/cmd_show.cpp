@@ -22,6 +22,7 @@ namespace {
 struct ShowOptions {
   bool json = false;
   bool pinned = false;
+  bool irq = false;
   std::string root = "/";
   std::vector<std::string> pids;
 };
@@ -36,7 +37,8 @@ std::optional<ShowOptions> parse_show(const Args& args) {
   if (cl.pinned && !cl.rest.empty()) {
     throw Error(ErrorKind::Usage, "--pinned scans every process; it takes no PID");
   }
-  return ShowOptions{cl.json, cl.pinned, cl.root.value_or("/"), std::move(cl.rest)};
+  if (cl.pinned && cl.irq) throw Error(ErrorKind::Usage, "--pinned and --irq cannot be used together");
+  return ShowOptions{cl.json, cl.pinned, cl.irq, cl.root.value_or("/"), std::move(cl.rest)};
 }
 
 }  // namespace
@@ -45,6 +47,7 @@ int command_show(const Args& args) {
   auto parsed = parse_show(args);
   if (!parsed) return k_exit_ok;
   const ShowOptions& o = *parsed;
+  if (o.irq) return command_show_irq(o.json, o.root, o.pids);  // interrupts (cmd_irq.cpp)
   std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
   refuse_thread_ids(root, pids);
