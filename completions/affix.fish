@@ -10,8 +10,8 @@ set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root -
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
 set -g __affix_opts_run $__affix_shape_opts --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --spread --json --as --root -h --help
-set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json -h --help
-set -g __affix_opts_show --json --tree --pinned --root -h --help
+set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
+set -g __affix_opts_show --json --tree --pinned --irq --root -h --help
 set -g __affix_opts_topo --json --root -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json -h --help
 
@@ -353,11 +353,13 @@ complete -c affix -n '__affix_for pin' -l tree -d 'the process and all its desce
 complete -c affix -n '__affix_for pin' -l dry-run -d 'print what would change, change nothing'
 complete -c affix -n '__affix_for pin' -l check -d 'verify the placement: exit 0 or 1, change nothing'
 complete -c affix -n '__affix_for pin' -l json -d 'with --check: one JSON document'
+complete -c affix -n '__affix_for pin' -l irq -d 'the IDs are IRQs or devices: move interrupts'
 # explain
 complete -c affix -n '__affix_for explain' -l as -x -a 'systemd nginx docker taskset numactl' -d "another launcher's words"
 # show
 complete -c affix -n '__affix_for show' -l tree -d 'each process and all its descendants'
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
+complete -c affix -n '__affix_for show' -l irq -d 'interrupts: CPU lists, devices, counts'
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'
 complete -c affix -n '__affix_for show topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'

@@ -305,7 +305,7 @@ TEST_CASE("topo, show, watch: values land where they belong") {
 
 TEST_CASE("topo, show, watch: the usage line is the hint") {
   CHECK(hint_of(CommandKind::Show, {"--bogus"}) ==
-        "usage: affix show [--json] [--tree] [--pinned] [--root DIR] [PID...]; see 'affix show --help'");
+        "usage: affix show [--json] [--tree] [--pinned | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'");
   CHECK(hint_of(CommandKind::Topo, {"--bogus"}) == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
   CHECK(hint_of(CommandKind::Watch, {"-x"}) ==
         "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]; see 'affix watch --help'");

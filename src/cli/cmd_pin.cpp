@@ -93,6 +93,7 @@ int command_pin(const Args& args) {
     std::fputs(command_help(CommandKind::Pin).c_str(), stdout);
     return k_exit_ok;
   }
+  if (cl.irq) return command_pin_irq(cl);  // interrupts (cmd_irq.cpp)
   check_options(cl);
   std::vector<pid_t> ids = parse_pid_arguments(cl.rest, cl.tid ? "thread ID" : "PID");
   SysRoot root;

@@ -23,6 +23,7 @@ struct ShowOptions {
   bool json = false;
   bool tree = false;
   bool pinned = false;
+  bool irq = false;
   std::string root = "/";
   std::vector<std::string> pids;
 };
@@ -42,6 +43,8 @@ std::optional<ShowOptions> parse_show(const Args& args) {
   if (cl.pinned && !cl.rest.empty()) {
     throw Error(ErrorKind::Usage, "--pinned scans every process; it takes no PID");
   }
+  if (cl.pinned && cl.irq) throw Error(ErrorKind::Usage, "--pinned and --irq cannot be used together");
+  if (cl.tree && cl.irq) throw Error(ErrorKind::Usage, "--tree and --irq cannot be used together");
   // Without a PID show is affix itself, which has no children: a tree of
   // one. What a user means is not that, and every process of the machine
   // is too much to print unasked.
@@ -49,7 +52,7 @@ std::optional<ShowOptions> parse_show(const Args& args) {
     throw Error(ErrorKind::Usage, "--tree needs a PID: the process whose tree to show",
                 "'affix show --tree 1' shows every process under PID 1");
   }
-  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.root.value_or("/"), std::move(cl.rest)};
+  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.irq, cl.root.value_or("/"), std::move(cl.rest)};
 }
 
 }  // namespace
@@ -58,6 +61,7 @@ int command_show(const Args& args) {
   auto parsed = parse_show(args);
   if (!parsed) return k_exit_ok;
   const ShowOptions& o = *parsed;
+  if (o.irq) return command_show_irq(o.json, o.root, o.pids);  // interrupts (cmd_irq.cpp)
   std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
   refuse_thread_ids(root, pids);

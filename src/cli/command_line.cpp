@@ -142,6 +142,8 @@ constexpr OptionSpec k_migrate{"migrate", 0, Value::None,
                                [](CommandLine& cl, const Given&) { cl.migrate = true; }};
 constexpr OptionSpec k_tree{"tree", 0, Value::None, [](CommandLine& cl, const Given&) { cl.tree = true; }};
 constexpr OptionSpec k_check{"check", 0, Value::None, [](CommandLine& cl, const Given&) { cl.check = true; }};
+// pin and show
+constexpr OptionSpec k_irq{"irq", 0, Value::None, [](CommandLine& cl, const Given&) { cl.irq = true; }};
 // topo and show
 constexpr OptionSpec k_root{"root", 0, Value::NonEmpty,
                             [](CommandLine& cl, const Given& g) { cl.root = *g.value; }};
@@ -163,9 +165,9 @@ constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count
 constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
                                                &k_slice,   &k_mem,        &k_verbose, &k_dry_run,
                                                &k_spread, &k_tid,     &k_migrate, &k_tree,
-                                               &k_check,  &k_json};
+                                               &k_check,  &k_json,    &k_irq};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
-constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_root};
+constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_irq, &k_root};
 constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
 
 constexpr Grammar k_grammars[] = {
@@ -175,7 +177,7 @@ constexpr Grammar k_grammars[] = {
      k_explain_options, Words::Where, true},
     {CommandKind::Pin, "pin", "usage: affix pin [OPTIONS] WHERE PID...", k_pin_options, Words::WhereIds, true},
     {CommandKind::Topo, "topo", "usage: affix topo [--json] [--root DIR]", k_topo_options, Words::None, false},
-    {CommandKind::Show, "show", "usage: affix show [--json] [--tree] [--pinned] [--root DIR] [PID...]", k_show_options,
+    {CommandKind::Show, "show", "usage: affix show [--json] [--tree] [--pinned | --irq] [--root DIR] [PID... | DEVICE...]", k_show_options,
      Words::Ids, false},
     {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]",
      k_watch_options, Words::Ids, false},
@@ -396,7 +398,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
   if (kind == CommandKind::Run && cl.rest.empty())
     usage_error(g, fmt::format("no command given to run at '{}'", req.where));
   if (kind == CommandKind::Pin && cl.rest.empty())
-    usage_error(g, cl.tid ? "no thread ID given" : "no process ID given");
+    usage_error(g, cl.irq ? "no IRQ or device given" : cl.tid ? "no thread ID given" : "no process ID given");
   return cl;
 }
 
@@ -454,6 +456,7 @@ std::string command_help(CommandKind kind) {
     case CommandKind::Pin:
       return "Usage: affix pin [OPTIONS] WHERE PID...\n"
              "       affix pin --tid [OPTIONS] WHERE TID...\n"
+             "       affix pin --irq [OPTIONS] WHERE IRQ|DEVICE...\n"
              "Move running processes, every one of their threads, to WHERE.\n\n" +
              where + "\n" + shape +
              "Pin:\n"
@@ -470,9 +473,12 @@ std::string command_help(CommandKind kind) {
              "                         --mem also the memory policy, with --migrate the pages)\n"
              "  --json                 with --check: the result as one JSON document\n"
              "  -v, --verbose          print each thread's old and new CPU list\n"
+             "  --irq                  the IDs are IRQ numbers or device names (eth0,\n"
+             "                         nvme0n1, 0000:02:00.0: every IRQ of the device);\n"
+             "                         WHERE is of the machine's online CPUs; root only\n"
              "  -h, --help             this text\n\n"
              "Exit status: 0 success; 1 the move failed (rolled back), or --check found a\n"
-             "thread or page outside; 2 usage, location or resolution error.\n";
+             "thread, page or IRQ outside; 2 usage, location or resolution error.\n";
     // topo, show and watch: the layout their help had when CLI11 wrote it.
     case CommandKind::Topo:
       return "Show the machine: sockets, nodes, caches, cores, threads, memory, distances\n"
@@ -487,9 +493,12 @@ std::string command_help(CommandKind kind) {
       return "Where processes and their threads may run and did run: each thread's CPU list and\n"
              "the CPU (and node) it last ran on, the pages per NUMA node, the command line.\n"
              "Usage: affix show [OPTIONS] [PID...]\n"
+             "       affix show --irq [OPTIONS] [DEVICE...]\n"
              "\n"
              "Positionals:\n"
              "  PID ...                     process IDs (default: affix itself; --tree needs one)\n"
+             "  DEVICE ...                  with --irq: IRQ numbers, device names (eth0, nvme0n1)\n"
+             "                              or PCI addresses (default: every IRQ with an action)\n"
              "\n"
              "Options:\n"
              "  -h,--help                   this text\n"
@@ -497,6 +506,7 @@ std::string command_help(CommandKind kind) {
              "  --tree                      each PID followed by its descendants, indented under\n"
              "                              their parents (\"children\" in JSON)\n"
              "  --pinned                    every process with a thread narrower than its allowed CPUs\n"
+             "  --irq                       interrupts: CPU lists, device, counts per CPU, managed\n"
              "  --root DIR                  read DIR/proc and DIR/sys instead of /proc and /sys\n"
              "\n"
              "Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.\n";

@@ -64,6 +64,8 @@ struct CommandLine {
   // pin and show
   bool tree = false;           // --tree
   bool check = false;          // --check (with --json: the result as a document)
+  // pin and show: the words are IRQs and devices (affix(1), INTERRUPTS)
+  bool irq = false;            // --irq
   // show
   bool pinned = false;         // --pinned
   // watch: -i SECONDS and -c N as written (watch checks them once the
@@ -71,8 +73,9 @@ struct CommandLine {
   std::optional<std::string> interval;
   std::optional<std::string> intervals;
   bool threads = false;
-  // run: the command and its arguments, untouched; pin: the PID/TID words;
-  // show and watch: the PID words.
+  // run: the command and its arguments, untouched; pin: the PID/TID words
+  // (with --irq the IRQs and devices);
+  // show and watch: the PID words (show --irq: the devices).
   std::vector<std::string> rest;
 };
 

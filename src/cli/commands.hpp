@@ -18,6 +18,11 @@ int command_pin(const Args& args);      // cmd_pin.cpp
 int command_show(const Args& args);     // cmd_show.cpp
 int command_watch(const Args& args);    // cmd_watch.cpp
 
+// --irq of pin and show (cmd_irq.cpp): interrupts, not processes.
+struct CommandLine;
+int command_pin_irq(const CommandLine& cl);
+int command_show_irq(bool json, const std::string& root, const std::vector<std::string>& words);
+
 // Top level: dispatch on the first word, print errors, map exit statuses.
 int main_entry(int argc, char** argv);
 

@@ -89,7 +89,7 @@ expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
-expect_exact "affix show --" --json --tree --pinned --root --help
+expect_exact "affix show --" --json --tree --pinned --irq --root --help
 expect_exact "affix pin 0 --s" --spread --slice
 expect_exact "affix explain --r" --root
 expect_exact "affix topo -" --json --root -h --help
