@@ -29,6 +29,13 @@ check "domain 10000" "near      10000:00:04.0 (pci): PCI 10000:00:04.0, node -1,
 check "gpu1" "near      gpu1 (gpu): PCI 0004:06:00.0, node -1, CPUs 0-15" \
   "$(explain nvidiagpunumanodes near:gpu1 | grep '^near')"
 
+# A local_cpus that is no mask is left out with a warning (numa_node -1
+# then says nothing: the whole machine of 4 nodes, with the warning).
+check "odd local_cpus" "cpus      0-39 (40 CPUs)
+warning   $corpora/40intel64-4n10c+pci-conflicts/sys/devices/pci0000:00/0000:00:03.0/0000:01:00.0/local_cpus: invalid cpu mask '0xf': unexpected 'x' at offset 1 (left out)
+warning   the kernel does not say where sda is (numa_node -1): near:sda is every CPU" \
+  "$(explain 40intel64-4n10c+pci-conflicts near:sda | grep -E '^cpus|^warning')"
+
 # Errors: exit 2, the device named, a hint.
 out=$(explain $fake near:lo 2>&1); rc=$?
 check "lo: exit" 2 "$rc"
