@@ -2,6 +2,7 @@
 // resolve and print, change nothing.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "commands.hpp"
 #include "diag.hpp"
@@ -12,6 +13,7 @@
 #include "launch_output.hpp"
 #include "command_line.hpp"
 #include "launch_env.hpp"
+#include "near.hpp"
 #include "resolver.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
@@ -28,10 +30,21 @@ int command_explain(const Args& args) {
     throw Error(ErrorKind::Usage, "--spread is shown in explain's text and by --as nginx, not with --json "
                                   "or another --as");
   SysRoot root(cl.root.value_or("/"));
+  // As run does: a machine that cannot be read is told before a spec that
+  // does not parse; the devices near: names are read once it parses.
+  std::optional<RequestLocations> locations;
+  std::optional<Error> location_error;
+  try {
+    locations = parse_locations(cl.request);
+  } catch (const Error& e) {
+    location_error = e;
+  }
   Topology topo = read_topology(root);
   Allowed allowed = read_allowed(root, topo, linux_os());
   EnvLookup env = process_env();
-  Placement placement = resolve(cl.request, topo, allowed, env);
+  if (location_error) throw *location_error;
+  read_location_devices(root, *locations, topo);
+  Placement placement = resolve(cl.request, *locations, topo, allowed, env);
   // What `run` would really apply: preferring several nodes needs a kernel
   // with MPOL_PREFERRED_MANY (only this machine's kernel can be asked).
   if (!cl.root && placement.mem_policy == MemPolicy::Preferred && placement.mem_nodes.count() > 1 &&

@@ -24,6 +24,7 @@
 #include "runtime_env.hpp"
 #include "command_line.hpp"
 #include "proc.hpp"
+#include "near.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
 
@@ -100,6 +101,14 @@ int command_pin(const Args& args) {
   PlacementRequest request = cl.request;
   if (cl.migrate && !request.mem) request.mem = MemRequest{MemPolicy::Bind, std::nullopt};
   Topology topo = read_topology(root);
+  // The devices near: names (a spec that does not parse is the resolver's
+  // error, told for the first process as before).
+  try {
+    RequestLocations locations = parse_locations(request);
+    read_location_devices(root, locations, topo);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Spec) throw;
+  }
   auto env = process_env();
   LinuxOs& os = linux_os();
 

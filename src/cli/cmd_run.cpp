@@ -13,6 +13,7 @@
 #include "sysroot.hpp"
 #include "topology.hpp"
 #include "launch_scope.hpp"
+#include "near.hpp"
 
 namespace affix {
 
@@ -44,6 +45,7 @@ int command_run(const Args& args) {
   Allowed allowed = read_allowed(root, topo, linux_os());
   EnvLookup env = process_env();
   if (location_error) throw *location_error;
+  read_location_devices(root, *locations, topo);
   Placement placement = resolve(cl.request, *locations, topo, allowed, env);
 
   LaunchRequest request;

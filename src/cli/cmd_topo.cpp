@@ -3,6 +3,7 @@
 
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "devices.hpp"
 #include "diag.hpp"
 #include "error.hpp"
 #include "os.hpp"
@@ -19,7 +20,10 @@ int command_topo(const Args& args) {
   }
   SysRoot sysroot(cl.root.value_or("/"));
   Topology topo = read_topology(sysroot);
+  topo.devices = list_devices(sysroot);
   for (const auto& warning : topo.warnings) print_warning(warning);
+  for (const Device& d : topo.devices)
+    for (const auto& warning : d.warnings) print_warning(warning);
   Allowed allowed = read_allowed(sysroot, topo, linux_os());
   std::string out = cl.json ? topo_json(topo, allowed) : topo_text(topo, allowed);
   std::fwrite(out.data(), 1, out.size(), stdout);

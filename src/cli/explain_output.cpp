@@ -79,6 +79,12 @@ CpuSet self_cpus(const Allowed& allowed) {
   return allowed.inherited ? *allowed.inherited & allowed.cpus : allowed.cpus;
 }
 
+// "eth0: PCI 0000:02:00.0, node 0, CPUs 0-7" (node -1 where the kernel says -1).
+std::string near_text(const NearDevice& n) {
+  return fmt::format("{} ({}): PCI {}, node {}, CPUs {}", printable(n.device.name), n.device.kind,
+                     n.device.pci.text(), n.device.numa_node, list_or_none(n.place.cpus));
+}
+
 }  // namespace
 
 std::string explain_text(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
@@ -88,6 +94,7 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   if (!ascending(p.sequence)) line(out, "order", sequence_text(p.sequence));
   line(out, "sockets", format_cpulist(p.sockets));
   line(out, "nodes", format_cpulist(p.nodes));
+  for (const NearDevice& device : p.near) line(out, "near", near_text(device));
   line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
                                    format_cpulist(allowed.mems), printable(allowed.source)));
   CpuSet self = self_cpus(allowed);
@@ -127,6 +134,21 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
   j.end_array();
   j.field("sockets", format_cpulist(p.sockets));
   j.field("nodes", format_cpulist(p.nodes));
+  // Only where WHERE names a device (affix(1), OUTPUT).
+  if (!p.near.empty()) j.key("near");
+  if (!p.near.empty()) j.begin_array();
+  for (const NearDevice& n : p.near) {
+    j.begin_object();
+    j.field("device", n.device.name);
+    j.field("class", n.device.kind);
+    j.field("pci", n.device.pci.text());
+    j.key("node");
+    if (n.device.numa_node >= 0) j.value(n.device.numa_node);
+    else j.null();
+    j.field("cpus", format_cpulist(n.place.cpus));
+    j.end_object();
+  }
+  if (!p.near.empty()) j.end_array();
   write_allowed_json(j, allowed);
   j.field("self", format_cpulist(self_cpus(allowed)));
   j.key("mem");

@@ -36,6 +36,8 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
   if (!placement.widening.empty()) {
     err.write(format_warning(placement.widening));
   }
+  for (const NearDevice& n : placement.near)
+    if (!n.warning.empty()) err.write(format_warning(n.warning));
   if (request.dry_run) {
     out.write(lines_text(describe_launch(placement, request, true)));
     if (int e = os.exec.find_command(request.argv[0])) {

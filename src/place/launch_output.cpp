@@ -1,5 +1,7 @@
 #include "launch_output.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -68,6 +70,9 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
                               format_cpulist(placement.nodes)));
   for (auto& w : placement.warnings) {
     if (w == placement.widening) continue;  // printed once, on stderr, by launch
+    if (std::any_of(placement.near.begin(), placement.near.end(),
+                    [&](const NearDevice& n) { return n.warning == w; }))
+      continue;  // the same
     std::string line = format_warning(w);
     line.pop_back();  // the newline: these are lines
     lines.push_back(line);

@@ -22,12 +22,13 @@ bool is_plain_cpulist(const PlacementRequest& request, const RequestLocations& l
 }
 
 // Every term a single first step on socket/node/cpu (kernel numbers, which
-// the order of units cannot change), self, or a bare list.
+// the order of units cannot change), self, or a bare list (near: names the
+// smallest unit holding a device's CPUs: an llc among them).
 bool numbers_only(const Location& location) {
   for (const Term& term : location.terms) {
     if (term.steps.size() != 1) return false;
     const Step& step = term.steps[0];
-    if (step.type == StepType::Kind) return false;
+    if (step.type == StepType::Kind || step.type == StepType::Near) return false;
     if (step.type == StepType::Level && step.level != Level::Socket && step.level != Level::Node &&
         step.level != Level::Cpu)
       return false;

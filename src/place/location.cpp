@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "devices.hpp"
 #include "error.hpp"
 #include "text.hpp"
 
@@ -142,6 +143,14 @@ private:
       s.type = StepType::Self;
       return s;
     }
+    if (w == "near") {
+      if (!first) fail("'near:' can only be the first step", s.position);
+      if (at_end() || peek() != ':') fail("expected ':' after 'near'", m_pos);
+      ++m_pos;
+      s.type = StepType::Near;
+      s.device = device();
+      return s;
+    }
     if (w == "kind") {
       if (at_end() || peek() != ':') fail("expected ':' after 'kind'", m_pos);
       ++m_pos;
@@ -156,6 +165,32 @@ private:
     ++m_pos;
     s.ids = ids();
     return s;
+  }
+
+  // After "near:": a device name up to the first '.' or '+', or a PCI
+  // address (which keeps its own ".F").
+  std::string device() {
+    size_t start = m_pos;
+    while (!at_end() && peek() != '.' && peek() != '+') ++m_pos;
+    std::string_view name = m_s.substr(start, m_pos - start);
+    if (name.find(':') != std::string_view::npos) {
+      if (!at_end() && peek() == '.') {
+        ++m_pos;
+        while (!at_end() && peek() != '.' && peek() != '+') ++m_pos;
+        name = m_s.substr(start, m_pos - start);
+      }
+      Parsed<PciAddress> a = parse_pci_address(name);
+      if (!a) fail(a.error.message, start + a.error.position);
+      return std::string(name);
+    }
+    if (name.empty()) fail("missing device after 'near:'", start);
+    if (size_t slash = name.find('/'); slash != std::string_view::npos)
+      fail("a device name has no '/'", start + slash);
+    if (size_t nul = name.find('\0'); nul != std::string_view::npos)
+      fail("a device name has no NUL byte", start + nul);
+    if (name.size() > k_max_device_name)
+      fail(fmt::format("device name of {} characters (at most {})", name.size(), k_max_device_name), start);
+    return std::string(name);
   }
 
   // After "kind:": performance, efficiency, or ids.

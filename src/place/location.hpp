@@ -4,7 +4,10 @@
 //
 //   WHERE := TERM ( '+' TERM )*            union
 //   TERM  := FIRST ( '.' STEP )* | CPULIST
-//   FIRST := STEP | self                   self: the CPUs affix was started on
+//   FIRST := STEP | self | near:DEVICE     self: the CPUs affix was started on;
+//                                          near: the CPUs near a device
+//   DEVICE := a name (it ends at the first '.' or '+'; no '/', NUL, at
+//             most 255 characters) | DDDD:BB:DD.F | BB:DD.F (PCI address)
 //   STEP  := LEVEL ':' IDS | kind ':' KIND
 //   LEVEL := socket | node | die | llc | core | cpu
 //            (aliases: package; numa; l3; thread, pu)
@@ -54,6 +57,7 @@ enum class StepType {
   Level,  // LEVEL:IDS
   Self,   // self (first step only)
   Kind,   // kind:IDS, kind:performance (ids 0), kind:efficiency (least)
+  Near,   // near:DEVICE (first step only)
 };
 
 struct Step {
@@ -61,6 +65,7 @@ struct Step {
   Level level = Level::Cpu;  // StepType::Level
   Ids ids;                   // StepType::Level and StepType::Kind
   bool least = false;        // kind:efficiency
+  std::string device;        // StepType::Near: the name, or the PCI address as written
   size_t position = 0;  // offset of the level word (or of the list, when bare)
 };
 

@@ -34,6 +34,7 @@ public:
     }
     out.offline -= out.cpus;
     out.cpuless_nodes = m_cpuless;
+    out.near = std::move(m_near);
     return out;
   }
 
@@ -85,7 +86,8 @@ private:
 
   void evaluate(const Term& t, CpuSet& cpus, CpuSet& offline) {
     const Step& first = t.steps[0];
-    std::vector<Part> parts = first.type == StepType::Self   ? self_step()
+    std::vector<Part> parts = first.type == StepType::Near   ? near_step(first)
+                              : first.type == StepType::Self ? self_step()
                               : first.type == StepType::Kind ? kind_step(first, {Part{"", m_topo.online, {}}})
                                                              : first_step(first);
     if (t.steps.size() == 1 && first.type == StepType::Level && first.level == Level::Cpu && first.ids.all)
@@ -96,6 +98,20 @@ private:
       cpus |= p.cpus;
       offline |= p.offline;
     }
+  }
+
+  // near:DEVICE: the smallest unit holding the device's local CPUs.
+  std::vector<Part> near_step(const Step& s) {
+    auto it = std::find_if(m_topo.devices.begin(), m_topo.devices.end(),
+                           [&](const Device& d) { return d.name == s.device; });
+    if (it == m_topo.devices.end())
+      throw Error(ErrorKind::Runtime, fmt::format("device '{}' was not read", printable(s.device)),
+                  "read_location_devices reads the devices a location names before it is resolved");
+    DevicePlace place = device_place(m_topo, *it);
+    bool seen = std::any_of(m_near.begin(), m_near.end(),
+                            [&](const NearDevice& n) { return n.device.name == it->name; });
+    if (!seen) m_near.push_back(NearDevice{*it, place, place.unplaced ? unplaced_warning(*it) : std::string()});
+    return {Part{"near:" + printable(s.device), place.cpus, {}}};
   }
 
   // self: affix's own inherited affinity (all that is allowed where unknown).
@@ -301,6 +317,7 @@ private:
   std::unordered_map<long, size_t> m_socket_index, m_node_index;
   CpuSet m_offline_known;
   CpuSet m_cpuless;
+  std::vector<NearDevice> m_near;
   std::vector<int> m_unit_index[6];
 };
 

@@ -21,12 +21,16 @@
 // - `kind:` (any step): the CPUs of Topology::kinds[K] within each part
 //   before; kind numbers are the machine's in every step. Without kinds the
 //   machine has one: every online CPU. A kind that does not exist is an error.
+// - `near:DEVICE` (first step only): the CPUs of the smallest unit that
+//   holds the device's local CPUs (device_place, devices.hpp), the device
+//   taken from Topology::devices (read_location_devices, near.hpp).
 // - Mode::Lenient (for --exclude): naming an offline or not-allowed CPU is
 //   fine (it just removes nothing); units that do not exist are still errors.
 
 #include <string>
 
 #include "cpuset.hpp"
+#include "devices.hpp"
 #include "location.hpp"
 #include "topology.hpp"
 
@@ -39,6 +43,7 @@ struct LocationSelection {
   CpuSet offline;      // offline CPUs (with known place) of the units named
   CpuSet not_allowed;  // online CPUs of the units named that are not allowed
   CpuSet cpuless_nodes;  // nodes named by number that have no CPU, online or offline
+  std::vector<NearDevice> near;  // the devices near: steps named, in the order of the spec (once each)
 };
 
 // Throws Error(Resolution) as described above (never for an empty result:

@@ -126,6 +126,11 @@ Placement resolve(const PlacementRequest& request, const RequestLocations& locat
   add_dropped(p, sel.offline, "offline");
   add_dropped(p, sel.not_allowed, "not-allowed");
   CpuSet cpus = sel.cpus;
+  p.near = sel.near;
+  for (const NearDevice& n : p.near) {
+    for (const std::string& w : n.device.warnings) p.warnings.push_back(w);  // a file left out
+    if (!n.warning.empty()) p.warnings.push_back(n.warning);
+  }
   if (cpus.empty() && !sel.cpuless_nodes.empty() && sel.offline.empty() && sel.not_allowed.empty())
     throw cpuless_nodes_error(sel.cpuless_nodes, topo);
   if (cpus.empty())

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpuset.hpp"
+#include "devices.hpp"
 #include "location.hpp"
 #include "os.hpp"
 #include "topology.hpp"
@@ -57,6 +58,10 @@ struct Placement {
   // rules", rule 5), the warning (also in `warnings`; run prints it on
   // stderr, explain lists it); else empty.
   std::string widening;
+  // The devices WHERE names with near: (explain lists them); a device's
+  // warning, where the kernel does not say where it is, is also in
+  // `warnings` (run prints it on stderr).
+  std::vector<NearDevice> near;
 };
 
 // WHERE and --exclude as syntax trees, parsed once by the location parser

@@ -3,6 +3,8 @@
 #include "json.hpp"
 #include "topo_output.hpp"
 
+#include "devices.hpp"
+
 namespace affix {
 
 namespace {
@@ -63,6 +65,22 @@ std::string topo_json(const Topology& topo, const Allowed& allowed) {
     j.begin_array();
     for (unsigned d : n.distances) j.value(d);
     j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  // The devices near: takes by name (affix(1), OUTPUT), in list_devices'
+  // order; node null where the kernel says -1.
+  j.key("devices");
+  j.begin_array();
+  for (const Device& d : topo.devices) {
+    j.begin_object();
+    j.field("name", d.name);
+    j.field("class", d.kind);
+    j.field("pci", d.pci.text());
+    j.key("node");
+    if (d.numa_node >= 0) j.value(d.numa_node);
+    else j.null();
+    j.field("cpus", format_cpulist(device_place(topo, d).cpus));
     j.end_object();
   }
   j.end_array();

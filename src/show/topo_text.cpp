@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "devices.hpp"
 #include "text.hpp"
 #include "topo_output.hpp"
 
@@ -190,6 +191,30 @@ std::string tree_text(const Topology& topo, std::vector<Row> rows) {
   return out;
 }
 
+// The devices near: takes, by node ("devices   node 0   eth0 nvme0n1"); those
+// the kernel places on no node (numa_node -1) last, on a line of their own
+// with the CPUs near: gives them.
+std::string devices_text(const Topology& topo) {
+  if (topo.devices.empty()) return {};
+  std::map<long, std::string> by_node;
+  for (const Device& d : topo.devices) {
+    long node = d.numa_node >= 0 && topo.node(static_cast<unsigned>(d.numa_node)) ? d.numa_node : -1;
+    std::string& names = by_node[node];
+    names += (names.empty() ? "" : " ") + printable(d.name);
+    if (node < 0) names += fmt::format(" (cpus {})", format_cpulist(device_place(topo, d).cpus));
+  }
+  std::string out = "\n";
+  const char* label = "devices";
+  auto add = [&](const std::string& where, const std::string& names) {
+    out += fmt::format("{:<11}{:<9}{}\n", label, where, names);
+    label = "";
+  };
+  for (auto& [node, names] : by_node)
+    if (node >= 0) add(fmt::format("node {}", node), names);
+  if (auto it = by_node.find(-1); it != by_node.end()) add("no node", it->second);
+  return out;
+}
+
 std::string distance_text(const Topology& topo) {
   std::string out;
   bool any = false;
@@ -246,6 +271,7 @@ std::string topo_text(const Topology& topo, const Allowed& allowed) {
     std::string mem = node_memory(topo, n.node, true);
     out += fmt::format("{:<28} no CPUs{}\n", fmt::format("node {}", n.node), mem.empty() ? "" : "  mem " + mem);
   }
+  out += devices_text(topo);
   out += distance_text(topo);
   return out;
 }

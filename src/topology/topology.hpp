@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpuset.hpp"
+#include "device_info.hpp"
 #include "os.hpp"
 #include "sysroot.hpp"
 
@@ -92,6 +93,10 @@ struct Topology {
   // What was left out (a file that cannot be read or makes no sense, each
   // naming the file) or corrected while reading; `topo` prints them.
   std::vector<std::string> warnings;
+  // The devices a location names with near: (read_location_devices,
+  // place/near.hpp): read_topology reads none, a launch reads only those
+  // (devices.hpp).
+  std::vector<Device> devices;
 
   // Units in the order of units, per level (Cpu: every online known CPU, in
   // topology order).
