@@ -52,7 +52,7 @@ std::vector<unsigned> irqs_of_words(const SysRoot& root, const InterruptTable& t
       continue;
     }
     std::vector<unsigned> found;
-    std::optional<std::string> bdf = parse_pci_address(word);
+    std::optional<std::string> bdf = canonical_pci_address(word);
     if (bdf) {
       if (!root.exists("sys/bus/pci/devices/" + *bdf))
         throw Error(ErrorKind::Usage, fmt::format("no PCI function {}", printable(*bdf)),
@@ -61,7 +61,7 @@ std::vector<unsigned> irqs_of_words(const SysRoot& root, const InterruptTable& t
       bdf = pci_function_of(root, word);
     }
     if (bdf) found = pci_function_irqs(root, *bdf);
-    if (found.empty() && !parse_pci_address(word))
+    if (found.empty() && !canonical_pci_address(word))
       for (const auto& l : table.lines)
         if (std::any_of(l.actions.begin(), l.actions.end(), [&](const auto& a) { return names_action(a, word); }))
           found.push_back(l.irq);

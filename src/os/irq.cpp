@@ -1,5 +1,7 @@
 #include "irq.hpp"
 
+#include "pci.hpp"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -65,10 +67,6 @@ std::vector<std::string> actions_of(const std::vector<std::string_view>& words) 
 }
 
 std::string irq_file(unsigned irq, std::string_view name) { return fmt::format("proc/irq/{}/{}", irq, name); }
-
-bool is_hex(std::string_view w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-}
 
 }  // namespace
 
@@ -155,51 +153,19 @@ int LinuxIrqOs::set_affinity(unsigned irq, const CpuSet& cpus) {
   return err;
 }
 
-std::optional<std::string> parse_pci_address(std::string_view text) {
-  std::string t(text);
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  auto first = t.find(':');
-  if (first == std::string::npos) return std::nullopt;
-  if (t.find(':', first + 1) == std::string::npos) t = "0000:" + t;
-  // DOMAIN:BUS:DEV.FN
-  auto c1 = t.find(':');
-  auto c2 = t.find(':', c1 + 1);
-  auto dot = t.find('.', c2 + 1);
-  if (c2 == std::string::npos || dot == std::string::npos) return std::nullopt;
-  std::string_view v(t);
-  auto domain = v.substr(0, c1), bus = v.substr(c1 + 1, c2 - c1 - 1), dev = v.substr(c2 + 1, dot - c2 - 1),
-       fn = v.substr(dot + 1);
-  if (domain.size() < 4 || domain.size() > 5 || !is_hex(domain) || bus.size() != 2 || !is_hex(bus) ||
-      dev.size() != 2 || !is_hex(dev) || fn.size() != 1 || fn[0] < '0' || fn[0] > '7')
-    return std::nullopt;
-  return t;
+std::optional<std::string> canonical_pci_address(std::string_view text) {
+  Parsed<PciAddress> a = parse_pci_address(text);
+  if (!a) return std::nullopt;
+  return a.value->text();
 }
 
 std::optional<std::string> pci_function_of(const SysRoot& root, std::string_view name) {
   if (name.empty() || name.find('/') != std::string_view::npos || name == "." || name == "..") return std::nullopt;
-  char* base = ::realpath(root.root().c_str(), nullptr);
-  if (!base) return std::nullopt;
-  std::string prefix = base;
-  ::free(base);
-  if (prefix != "/") prefix += "/";
   for (const char* cls : {"net", "block", "infiniband", "drm"}) {
-    std::string link = root.path(fmt::format("sys/class/{}/{}", cls, name));
-    char* real = ::realpath(link.c_str(), nullptr);
-    if (!real) continue;
-    std::string path = real;
-    ::free(real);
-    if (path.compare(0, prefix.size(), prefix) != 0) continue;  // out of the root
-    std::optional<std::string> last;
-    size_t pos = prefix.size();
-    while (pos <= path.size()) {
-      size_t slash = path.find('/', pos);
-      std::string part = path.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-      if (part.find(':') != std::string::npos && part.find('.') != std::string::npos)
-        if (auto a = parse_pci_address(part); a && *a == part) last = a;
-      if (slash == std::string::npos) break;
-      pos = slash + 1;
-    }
-    if (last) return last;
+    std::string dir = fmt::format("sys/class/{}", cls);
+    auto path = class_entry_path(root, dir, dir + "/" + std::string(name));
+    if (!path) continue;
+    if (auto f = last_pci_function(*path)) return f->first.text();
   }
   return std::nullopt;
 }

@@ -90,14 +90,14 @@ private:
 // --- Devices -------------------------------------------------------------
 
 // "0000:02:00.0" (also "02:00.0", given domain 0000) -> the canonical
-// address; nullopt where `text` is none.
-std::optional<std::string> parse_pci_address(std::string_view text);
+// address (parse_pci_address, pci.hpp); nullopt where `text` is none.
+std::optional<std::string> canonical_pci_address(std::string_view text);
 
 // The PCI function a device name belongs to: ROOT/sys/class/{net,block,
-// infiniband,drm}/NAME resolved (realpath, within the root), the last PCI
-// address on the path ("nvme0n1" -> "0000:00:04.0"); nullopt where the
-// name is none of those or sits on no PCI function. One lookup meant to be
-// merged with near:DEVICE's reader of /sys/class (src/topology/).
+// infiniband,drm}/NAME's link followed, the last PCI address on its path
+// (last_pci_function, pci.hpp: the walk near:DEVICE takes too), as text
+// ("nvme0n1" -> "0000:00:04.0"); nullopt where the name is none of those or
+// sits on no PCI function.
 std::optional<std::string> pci_function_of(const SysRoot& root, std::string_view name);
 
 // The IRQs of a PCI function: its MSI/MSI-X vectors (sys/bus/pci/devices/

@@ -8,14 +8,9 @@
 #include <vector>
 
 #include "cpuset.hpp"
+#include "pci.hpp"
 
 namespace affix {
-
-struct PciAddress {
-  unsigned domain = 0, bus = 0, dev = 0, func = 0;
-  std::string text() const;  // "0000:02:00.0" (the domain at least 4 hex digits)
-  auto key() const { return std::tuple(domain, bus, dev, func); }
-};
 
 struct Device {
   std::string name;        // as near: names it: eth0, nvme0n1, card0, gpu0, 0000:81:00.0

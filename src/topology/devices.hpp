@@ -28,11 +28,6 @@ namespace affix {
 // The longest device name near: takes (a file name's limit).
 constexpr size_t k_max_device_name = 255;
 
-// "DDDD:BB:DD.F" or "BB:DD.F" (domain 0000), hex digits in either case:
-// the domain 4 to 8 digits, the bus 2, the device 2 (at most 1f), the
-// function 1 (at most 7). Where it is not one, the reason ("function 8
-// above 7") and the offset of the offending character in `text`.
-Parsed<PciAddress> parse_pci_address(std::string_view text);
 
 // Where a device is, on this topology: the CPUs of the smallest unit (core,
 // llc, die, node, socket, the whole machine) holding every online CPU of its
