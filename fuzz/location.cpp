@@ -14,6 +14,7 @@
 
 #include "error.hpp"
 #include "location.hpp"
+#include "near.hpp"
 #include "os.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
@@ -21,14 +22,15 @@
 namespace {
 
 struct Machine {
+  affix::SysRoot root{AFFIX_FUZZ_MACHINE};
   affix::Topology topo;
   affix::Allowed allowed;
 };
 
 const Machine& machine() {
   static Machine m = [] {
-    affix::SysRoot root(AFFIX_FUZZ_MACHINE);
     Machine out;
+    const affix::SysRoot& root = out.root;
     out.topo = affix::read_topology(root);
     out.allowed = affix::read_allowed(root, out.topo, affix::linux_os());
     return out;
@@ -79,7 +81,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!lines[1].empty()) req.exclude = std::string(lines[1]);
   apply_flags(lines[2], req);
   try {
-    affix::Placement p = affix::resolve(req, m.topo, m.allowed, no_env);
+    // As run and explain do: the devices near: names are read first (the
+    // captured machine has none, so near: ends in a Resolution error).
+    affix::RequestLocations locations = affix::parse_locations(req);
+    affix::Topology topo = m.topo;
+    affix::read_location_devices(m.root, locations, topo);
+    affix::Placement p = affix::resolve(req, locations, topo, m.allowed, no_env);
     if (p.cpus.empty() || !p.cpus.is_subset_of(m.allowed.cpus & m.topo.online)) std::abort();
     if (p.sequence.size() != p.cpus.count()) std::abort();
   } catch (const affix::Error& e) {
