@@ -79,10 +79,13 @@ CpuSet self_cpus(const Allowed& allowed) {
   return allowed.inherited ? *allowed.inherited & allowed.cpus : allowed.cpus;
 }
 
-// "eth0: PCI 0000:02:00.0, node 0, CPUs 0-7" (node -1 where the kernel says -1).
+// "eth0 (net): PCI 0000:02:00.0, node 0, CPUs 0-7"; "no node (numa_node
+// -1)" where the kernel places it on none, as topo says.
 std::string near_text(const NearDevice& n) {
-  return fmt::format("{} ({}): PCI {}, node {}, CPUs {}", printable(n.device.name), n.device.kind,
-                     n.device.pci.text(), n.device.numa_node, list_or_none(n.place.cpus));
+  std::string node = n.device.numa_node < 0 ? std::string("no node (numa_node -1)")
+                                             : fmt::format("node {}", n.device.numa_node);
+  return fmt::format("{} ({}): PCI {}, {}, CPUs {}", printable(n.device.name), n.device.kind,
+                     n.device.pci.text(), node, list_or_none(n.place.cpus));
 }
 
 }  // namespace

@@ -24,9 +24,9 @@ check "qib0" "cpus      1,5,9,13,17,21,25,29,33,37 (10 CPUs)" "$(explain $fake n
 check "union" "cpus      0-1,4-5,8-9,12-13,16-17,20-21,24-25,28-29,32-33,36-37 (20 CPUs)" \
   "$(explain $fake near:eth1+near:43:00.0 | head -1)"
 # A 32-bit PCI domain; GPUs numbered in PCI address order.
-check "domain 10000" "near      10000:00:04.0 (pci): PCI 10000:00:04.0, node -1, CPUs 1" \
+check "domain 10000" "near      10000:00:04.0 (pci): PCI 10000:00:04.0, no node (numa_node -1), CPUs 1" \
   "$(explain 2pa-pcidomain32bits near:10000:00:04.0 | grep '^near')"
-check "gpu1" "near      gpu1 (gpu): PCI 0004:06:00.0, node -1, CPUs 0-15" \
+check "gpu1" "near      gpu1 (gpu): PCI 0004:06:00.0, no node (numa_node -1), CPUs 0-15" \
   "$(explain nvidiagpunumanodes near:gpu1 | grep '^near')"
 
 # A local_cpus that is no mask is left out with a warning (numa_node -1
@@ -77,7 +77,7 @@ check "live lo" "affix: error: lo has no PCI function (a virtual device: /sys/de
 first=$(ls /sys/bus/pci/devices 2>/dev/null | head -1)
 if [ -n "$first" ]; then
   out=$("$AFFIX" explain "near:$first" | grep '^near')
-  check "live PCI $first" "near      $first (pci): PCI $first" "${out%%, node*}"
+  check "live PCI $first" "near      $first (pci): PCI $first" "${out%%, *}"
   # A launch binds where explain says, memory on the device's nodes.
   cpus=$("$AFFIX" explain --json "near:$first" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cpus"])')
   check "live launch near:$first --mem bind" "Cpus_allowed_list:	$cpus" \
