@@ -13,14 +13,16 @@
 own_cpuset
 
 # Every process whose parent chain leads to $1 (itself included).
+# The stat files go through cat: a process that exits between the glob and
+# the read is skipped there, where awk (mawk) would stop at it, printing
+# nothing (tests in parallel start and end processes all the time).
 descendants() {
   local root=$1
-  awk -v root="$root" '
-    FNR == 1 { line = $0; sub(/.*\) /, "", line); split(line, f, " ")
-               pid = FILENAME; sub("/proc/", "", pid); sub("/stat", "", pid); parent[pid] = f[2] }
+  cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$root" '
+    { line = $0; sub(/.*\) /, "", line); split(line, f, " "); parent[$1] = f[2] }
     END { found[root] = 1; grew = 1
           while (grew) { grew = 0; for (p in parent) if (!(p in found) && (parent[p] in found)) { found[p] = 1; grew = 1 } }
-          for (p in found) print p }' /proc/[0-9]*/stat 2>/dev/null | sort -n
+          for (p in found) print p }' | sort -n
 }
 # "PID:LIST" for every thread of the tree not on $2.
 off_target() {
