@@ -4,8 +4,11 @@
 #
 #   vm_host_tools           qemu-system-x86_64 (installed with apt-get if missing)
 #   vm_busybox              -> path of a static busybox (from busybox-static)
-#   vm_kernel               -> path of Debian's kernel, uncompressed vmlinux
-#                              where possible (PVH boot skips the xz under TCG)
+#   vm_kernel [SERIES]      -> path of Debian's kernel, uncompressed vmlinux
+#                              where possible (PVH boot skips the xz under TCG):
+#                              the one linux-image-amd64 names (6.1 on Debian 12),
+#                              or the newest of SERIES (6.12: bookworm's
+#                              linux-image-6.12.N+deb12-amd64)
 #   vm_modules KERNEL NAME... -> a directory of that kernel's modules NAME
 #                              and their dependencies, with their load order
 # The kernel and busybox packages are only downloaded and unpacked into the
@@ -59,25 +62,31 @@ vm_busybox() {
   echo "$bb"
 }
 
-# The kernel image package that linux-image-amd64 points at right now.
+# The kernel image package of SERIES: "" is the one linux-image-amd64
+# points at right now; "6.12" the newest linux-image-6.12.N+deb12-amd64.
 vm_kernel_package() {
-  local pkg
-  pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-        awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-  if [[ -z $pkg ]]; then
-    vm_apt_update
-    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-          awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-  fi
-  [[ -n $pkg ]] || die "cannot resolve linux-image-amd64 to a kernel package"
+  local series=${1:-} pkg try
+  for try in 1 2; do
+    if [[ -z $series ]]; then
+      pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+            awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+    else
+      pkg=$(apt-cache search --names-only "^linux-image-${series//./\\.}\\.[0-9]+\\+deb[0-9]+-amd64\$" 2>/dev/null |
+            awk '{ print $1 }' | sort -V | tail -n 1)
+    fi
+    [[ -n $pkg ]] && break
+    ((try == 1)) && vm_apt_update
+  done
+  [[ -n $pkg ]] || die "cannot find a kernel package for ${series:-linux-image-amd64}"
   echo "$pkg"
 }
 
-vm_kernel() {
-  local out=$CACHE/vmlinux tmp bz off
+vm_kernel() {  # vm_kernel [SERIES]
+  local series=${1:-} out=$CACHE/vmlinux tmp bz off
+  [[ -z $series ]] || out=$CACHE/vmlinux-$series
   if [[ ! -s $out ]]; then
     tmp=$(mktemp -d)
-    vm_apt_download "$(vm_kernel_package)" "$tmp"
+    vm_apt_download "$(vm_kernel_package "$series")" "$tmp"
     mkdir "$tmp/x"
     dpkg-deb --fsys-tarfile "$tmp"/linux-image-*.deb |
       tar -x -C "$tmp/x" --wildcards './boot/vmlinuz-*'
