@@ -89,16 +89,6 @@ std::string near_text(const NearDevice& n) {
                      n.device.pci.text(), node, list_or_none(n.place.cpus));
 }
 
-const char* source_name(WeightSource source) {
-  switch (source) {
-    case WeightSource::Kernel: return "kernel";
-    case WeightSource::Given: return "given";
-    case WeightSource::KernelAuto: return "kernel-auto";
-    case WeightSource::Bandwidth: return "bandwidth";
-  }
-  return "kernel";
-}
-
 // "mem": policy and nodes; "terms" where a selector had a tier: or mem:
 // term, "weights" for weighted (affix(1), OUTPUT).
 void write_mem_json(JsonWriter& j, const Placement& p) {
@@ -120,7 +110,8 @@ void write_mem_json(JsonWriter& j, const Placement& p) {
     const WeightPlan& w = *p.weights;
     j.key("weights");
     j.begin_object();
-    j.field("source", source_name(w.source));
+    constexpr const char* k_sources[] = {"kernel", "given", "kernel-auto", "bandwidth"};  // WeightSource's order
+    j.field("source", k_sources[static_cast<int>(w.source)]);
     j.field("kernel_has_weights", w.present);
     j.field("auto_mode", w.auto_now);
     j.field("turn_auto_on", w.turn_auto_on);

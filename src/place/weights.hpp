@@ -35,6 +35,7 @@ enum class WeightSource {
   Given,       // --weights N=W,...
   KernelAuto,  // --weights auto: the kernel's auto mode
   Bandwidth,   // --weights auto on a kernel without it: from HMAT bandwidth
+  // (explain --json names them in this order: kernel, given, kernel-auto, bandwidth)
 };
 
 struct NodeWeight {

@@ -61,7 +61,9 @@ vm_topology() {
       for t in "read-latency,latency=250" "write-latency,latency=300" "read-bandwidth,bandwidth=10000M" \
                "write-bandwidth,bandwidth=8000M"; do
         T_HMAT+=("hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=$t")
-      done;;
+      done
+      # A memory-side cache in front of node 2, as a CXL expander may have.
+      T_HMAT+=("hmat-cache,node-id=2,size=16M,level=1,associativity=direct,policy=write-back,line=64");;
     *) return 1;;
   esac
   T_CPUS=$((T_SOCKETS * T_CORES * T_THREADS))

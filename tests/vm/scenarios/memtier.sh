@@ -18,6 +18,8 @@ hmat_of() { d=/sys/devices/system/node/node$1/access1/initiators; echo "$(cat $d
 check_eq "kernel: node 2 has no CPUs" "0-1" "$(cat /sys/devices/system/node/has_cpu)"
 check_eq "kernel: node 2's HMAT from node 0" "10000 8000 250 300 node0" "$(hmat_of 2)"
 check_eq "kernel: node 0's HMAT" "12000 12000 100 100 node0" "$(hmat_of 0)"
+check_eq "kernel: node 2's memory-side cache (hmat-cache)" "16777216" \
+  "$(cat /sys/devices/system/node/node2/memory_side_cache/index1/size)"
 t0=$(tier_of 0) t2=$(tier_of 2)
 check_eq "kernel: nodes 0 and 1 share a tier" "$t0" "$(tier_of 1)"
 check_true "kernel: node 2 in a tier of its own ($t0, $t2)" [ -n "$t2" -a "$t2" != "$t0" ]
