@@ -8,10 +8,10 @@
 _affix_commands="run pin show topo explain watch"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --slice -m --mem --root --as -i --interval -c "
+_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --root --as -i --interval -c "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem"
-_affix_run_opts="$_affix_shape_opts --spread --env -v --verbose --dry-run -h --help"
-_affix_explain_opts="$_affix_shape_opts --spread --json --as --root -h --help"
+_affix_run_opts="$_affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help"
+_affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --root -h --help"
 _affix_pin_opts="$_affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help"
 _affix_show_opts="--json --tree --pinned --irq --root -h --help"
 _affix_topo_opts="--json --root -h --help"
@@ -263,13 +263,25 @@ _affix_value()
         -i | --interval) COMPREPLY=($(compgen -W "0.5 1 2 5 10" -- "$cur")) ;;
         -m | --mem)
             if [[ $cur == *:* ]]; then
-                local pol=${cur%%:*} ids=${cur#*:} pre=
-                [[ $ids == *,* ]] && pre=${ids%,*},
-                for n in $(_affix_ids "$root" node ""); do cands+=("$pol:$pre$n"); done
+                # After POLICY: node numbers, the kernel's tiers, memory kinds;
+                # after a '+', another term.
+                local pol=${cur%%:*} rest=${cur#*:} terms= term list= t
+                if [[ $rest == *+* ]]; then terms=${rest%+*}+ term=${rest##*+}; else term=$rest; fi
+                [[ $term == *,* && $term != *:* ]] && list=${term%,*},
+                for n in $(_affix_ids "$root" node ""); do cands+=("$pol:$terms$list$n"); done
+                for t in "$root"/sys/devices/virtual/memory_tiering/memory_tier[0-9]*; do
+                    [[ -d $t ]] && cands+=("$pol:${terms}tier:${t##*memory_tier}")
+                done
+                for t in hbm dram cxl nvm gpu; do cands+=("$pol:${terms}mem:$t"); done
                 COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur"))
             else
-                COMPREPLY=($(compgen -W "bind preferred interleave local" -- "$cur"))
+                COMPREPLY=($(compgen -W "bind preferred interleave weighted local" -- "$cur"))
             fi
+            ;;
+        --weights)
+            for n in $(_affix_ids "$root" node ""); do cands+=("$n="); done
+            COMPREPLY=($(compgen -W "auto ${cands[*]}" -- "$cur"))
+            compopt -o nospace 2>/dev/null
             ;;
         --exclude) _affix_where "$cur" "$root" ;;
         --root)

@@ -6,10 +6,10 @@
 # after WHERE.
 
 set -g __affix_commands run pin show topo explain watch
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root --as -i --interval -c
+set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --root --as -i --interval -c
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
-set -g __affix_opts_run $__affix_shape_opts --spread --env -v --verbose --dry-run -h --help
-set -g __affix_opts_explain $__affix_shape_opts --spread --json --as --root -h --help
+set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
+set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --root -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
 set -g __affix_opts_show --json --tree --pinned --irq --root -h --help
 set -g __affix_opts_topo --json --root -h --help
@@ -283,16 +283,39 @@ function __affix_mem
     set -l cur (commandline -ct)
     string match -q -- '--*=*' $cur; and set cur (string split -m1 = -- $cur)[2]
     if string match -q -- '*:*' $cur
+        # After POLICY: node numbers, the kernel's tiers, memory kinds;
+        # after a '+', another term.
         set -l pol (string split -m1 : -- $cur)[1]
         set -l ids (string split -m1 : -- $cur)[2]
-        set -l pre ''
-        string match -q -- '*,*' $ids; and set pre (string replace -r ',[^,]*$' ',' -- $ids)
+        set -l terms ''
+        set -l term $ids
+        if string match -q -- '*+*' $ids
+            set terms (string replace -r '[^+]*$' '' -- $ids)
+            set term (string replace -r '.*\+' '' -- $ids)
+        end
+        set -l list ''
+        string match -q -- '*,*' $term; and not string match -q -- '*:*' $term
+        and set list (string replace -r ',[^,]*$' ',' -- $term)
         for n in (__affix_ids (__affix_root) node '')
-            echo $pol:$pre$n
+            echo $pol:$terms$list$n
+        end
+        for t in (__affix_root)/sys/devices/virtual/memory_tiering/memory_tier*
+            test -d $t; and echo $pol:{$terms}tier:(string replace -r '.*memory_tier' '' -- $t)
+        end
+        for k in hbm dram cxl nvm gpu
+            echo $pol:{$terms}mem:$k
         end
     else
         printf '%s\n' bind\t'only these nodes' preferred\t'these nodes first' \
-            interleave\t'round-robin over nodes' local\t'the node of the CPU'
+            interleave\t'round-robin over nodes' weighted\t'by the interleave weights' \
+            local\t'the node of the CPU'
+    end
+end
+
+function __affix_weights
+    echo auto\t"the kernel's, from each node's bandwidth"
+    for n in (__affix_ids (__affix_root) node '')
+        echo $n=
     end
 end
 
@@ -338,6 +361,7 @@ complete -c affix -n '__affix_for run pin explain' -l order -x -a 'compact scatt
 complete -c affix -n '__affix_for run pin explain' -l exclude -x -a '(__affix_where)' -d 'remove these CPUs'
 complete -c affix -n '__affix_for run pin explain' -l slice -x -a 'rank' -d 'K/N or rank: part of the cores'
 complete -c affix -n '__affix_for run pin explain' -s m -l mem -x -a '(__affix_mem)' -d 'memory policy POLICY[:NODES]'
+complete -c affix -n '__affix_for run explain' -l weights -x -a '(__affix_weights)' -d 'weighted: N=W,... or auto'
 
 # run
 complete -c affix -n '__affix_for run' -l env -d 'export AFFIX_CPUS, OMP_*, GOMAXPROCS'

@@ -76,7 +76,9 @@ TEST_CASE("value options in every spelling") {
   CHECK(cl.request.slice->n == 4);
   REQUIRE(cl.request.mem);
   CHECK(cl.request.mem->policy == MemPolicy::Interleave);
-  CHECK(cl.request.mem->nodes == std::optional<std::string>("0-1"));
+  REQUIRE(cl.request.mem->nodes);
+  CHECK(cl.request.mem->nodes->text == "0-1");
+  CHECK(format_cpulist(cl.request.mem->nodes->terms.at(0).ids) == "0-1");
 
   cl = run({"-n4", "-mbind", "all", "true"});
   CHECK(cl.request.count == 4u);
@@ -85,7 +87,8 @@ TEST_CASE("value options in every spelling") {
 
   cl = run({"all", "-m", "preferred:1", "--slice=rank", "true"});
   CHECK(cl.request.mem->policy == MemPolicy::Preferred);
-  CHECK(cl.request.mem->nodes == std::optional<std::string>("1"));
+  REQUIRE(cl.request.mem->nodes);
+  CHECK(cl.request.mem->nodes->text == "1");
   CHECK(cl.request.slice->from_rank);
 
   cl = run({"all", "--mem", "local", "true"});
@@ -146,7 +149,7 @@ TEST_CASE("usage errors have exact messages and hints") {
   CHECK(run_error({"--slice", "a/2", "0", "ls"}) == "invalid --slice 'a/2': expected K/N (part K of N, 0-based) or 'rank'");
   CHECK(run_error({"--slice", "0/0", "0", "ls"}) == "invalid --slice '0/0': N must be at least 1");
   CHECK(run_error({"--slice", "2/2", "0", "ls"}) == "invalid --slice '2/2': there is no part 2 of 2 (parts are numbered 0 to 1)");
-  CHECK(run_error({"--mem", "fast", "0", "ls"}) == "invalid --mem 'fast': unknown policy 'fast' (expected bind, preferred, interleave or local)");
+  CHECK(run_error({"--mem", "fast", "0", "ls"}) == "invalid --mem 'fast': unknown policy 'fast' (expected bind, preferred, interleave, weighted or local)");
   CHECK(run_error({"--mem", "local:0", "0", "ls"}) == "invalid --mem 'local:0': 'local' takes no nodes");
   CHECK(run_error({"--mem", "bind:", "0", "ls"}) == "invalid --mem 'bind:': bad node list: empty list at offset 0");
   CHECK(run_error({"--mem", "bind:1-0", "0", "ls"}) == "invalid --mem 'bind:1-0': bad node list: reversed range 1-0 at offset 2");
@@ -191,6 +194,10 @@ TEST_CASE("numactl's and taskset's options: the hint says them in affix's words"
   CHECK(run_hint({"-i", "0,1", "-N", "0", "ls"}) ==
         "numactl's -i 0,1 -N 0 is 'affix node:0 --mem interleave:0,1'");
   CHECK(run_hint({"--preferred=1", "ls"}) == "numactl's --preferred=1 is 'affix all --mem preferred:1'");
+  CHECK(run_hint({"-w", "0,2", "-N", "0", "ls"}) ==
+        "numactl's -w 0,2 -N 0 is 'affix node:0 --mem weighted:0,2'");
+  CHECK(run_hint({"--weighted-interleave=all", "ls"}) ==
+        "numactl's --weighted-interleave=all is 'affix all --mem weighted'");
   CHECK(run_hint({"-l", "ls"}) == "numactl's -l is 'affix all --mem local'");
   CHECK(run_hint({"-c", "0-3", "ls"}) == "taskset's -c 0-3 is 'affix 0-3'");
   CHECK(run_hint({"--cpu-list", "1", "ls"}) == "taskset's --cpu-list 1 is 'affix 1'");
@@ -204,7 +211,7 @@ TEST_CASE("numactl's and taskset's options: the hint says them in affix's words"
   CHECK(run_hint({"-C", "0\x1b", "ls"}) == "numactl's -C 0\\e is 'affix 0\\e'");
   // numactl's -m NODES is affix's -m (--mem) with a node list for a policy.
   CHECK(run_error({"-m", "0", "ls"}) ==
-        "invalid --mem '0': unknown policy '0' (expected bind, preferred, interleave or local)");
+        "invalid --mem '0': unknown policy '0' (expected bind, preferred, interleave, weighted or local)");
   CHECK(run_hint({"-m", "0", "ls"}) == "numactl's -m 0 is '--mem bind:0'");
   CHECK(run_hint({"-m", "0-1", "ls"}) == "numactl's -m 0-1 is '--mem bind:0-1'");
   CHECK(run_hint({"-m", "fast", "ls"}) == "");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "corpus.hpp"
 #include "error.hpp"
 #include "fake_os.hpp"
@@ -250,4 +251,30 @@ TEST_CASE("launch_scope: a scoped read selects the same CPUs as the full read, o
   }
   CHECK(scoped == 26);
   CHECK(compared > 26 * 40);
+}
+
+TEST_CASE("launch_scope: memory tiers, kinds, HMAT and weights only where --mem needs them") {
+  auto tiers = [](const std::string& where, std::optional<std::string> mem) {
+    PlacementRequest r;
+    r.where = where;
+    if (mem) r.mem = parse_mem_option(*mem);
+    ReadScope s = scope_for(r);
+    return s.tiers;
+  };
+  CHECK_FALSE(tiers("0", std::nullopt));
+  CHECK_FALSE(tiers("socket:0", std::nullopt));
+  CHECK_FALSE(tiers("node:0", "bind"));
+  CHECK_FALSE(tiers("node:0", "interleave:0-1"));
+  CHECK(tiers("node:0", "weighted"));
+  CHECK(tiers("0", "weighted:0,2"));
+  CHECK(tiers("node:0", "bind:tier:22"));
+  CHECK(tiers("node:0", "interleave:0+mem:cxl"));
+  // A launch that does not read them has none.
+  TempRoot root;
+  root.write("sys/devices/system/cpu/online", "0\n");
+  root.write("sys/devices/virtual/memory_tiering/memory_tier4/nodelist", "0\n");
+  ReadScope none = k_cpus_only;
+  none.tiers = false;
+  CHECK(read_topology(SysRoot(root.path()), none).tiers.empty());
+  CHECK(read_topology(SysRoot(root.path())).tiers.size() == 1);
 }

@@ -123,6 +123,25 @@ TEST_CASE("--migrate with interleave spreads the pages evenly, page by page") {
   for (auto& [addr, node] : os.pages[10]) CHECK(node == static_cast<int>(i++ % 4));
 }
 
+TEST_CASE("--migrate with weighted spreads the pages by the nodes' weights, in the kernel's order") {
+  // 16 pages on node 0, weights 0=3 and 2=1: the kernel's order is 0,0,0,2,
+  // so every fourth page goes to node 2 and 12 stay on node 0.
+  CHECK(weighted_sequence({{0, 3}, {2, 1}}) == std::vector<unsigned>{0, 0, 0, 2});
+  CHECK(weighted_sequence({{1, 2}, {3, 2}}) == std::vector<unsigned>{1, 1, 3, 3});
+  FakeOs os;
+  Mapped m(os, 10, 16, 0);
+  auto plan = plan_migration(os, m.sys(), 10, MemPolicy::Weighted, set("0,2"), set("0-2"), weighted_sequence({{0, 3}, {2, 1}}));
+  CHECK(format_plan(plan) ==
+        "10: would move 4 pages to spread them over nodes 0,2 by their weights\n"
+        "  pages per node now: 0:16\n"
+        "  pages that would leave each node: 0:4\n"
+        "  pages that would arrive on each node: 2:4\n");
+  auto r = migrate(os, m.sys(), plan);
+  CHECK(r.moved == 4);
+  unsigned i = 0;
+  for (auto& [addr, node] : os.pages[10]) CHECK(node == (i++ % 4 == 3 ? 2 : 0));
+}
+
 TEST_CASE("--migrate refusals are found by the plan, before any page moves") {
   TempRoot root;
   FakeOs os;

@@ -381,7 +381,7 @@ TEST_CASE("resolver: warnings") {
                                  "balance load onto them)"});
   CHECK(resolve_on(t, req("node:0"), a).warnings.empty());
   PlacementRequest r = req("node:0");
-  r.mem = MemRequest{MemPolicy::Bind, std::string("1")};
+  r.mem = MemRequest{MemPolicy::Bind, parse_mem_selector("1").value};
   CHECK(resolve_on(t, r, a).warnings ==
         std::vector<std::string>{"memory nodes 1 differ from the CPUs' nodes 0"});
   counted.order = Order::Scatter;  // scatter asks for the spread

@@ -252,3 +252,34 @@ TEST_CASE("watch: the run-queue wait, null where unread, a lower bound where par
     }
   }
 }
+
+TEST_CASE("watch: a weighted process's pages against its weights, in text and JSON") {
+  IntervalReport r;
+  r.interval = 1.0;
+  ProcessReport p = process(77, "vmload", 0, 0, 0);
+  WeightedShare w;
+  w.nodes = CpuSet::range(0, 0);
+  w.nodes.set(2);
+  w.pages = NodePages{{0, 3072}, {2, 1024}};
+  w.weights = {{0, 3}, {2, 1}};
+  p.weighted = w;
+  r.processes.push_back(p);
+  WatchHeader h;
+  h.machine = "2 sockets";
+  h.mode = "exact";
+  std::string text = watch_text(h, r, levels());
+  CHECK(text.find("\n        weighted 0:3 2:1 = 75.0% 25.0%; pages 0:3072 2:1024 = 75.0% 25.0%\n") != std::string::npos);
+  auto j = parse_json(watch_json_line(r));
+  const auto& weighted = j["processes"][0]["weighted"];
+  CHECK(weighted["nodes"].string == "0,2");
+  CHECK(weighted["pages"]["0"].number == 3072);
+  CHECK(weighted["weights"]["2"].number == 1);
+  // A row of three lines: a row of two more does not fit in four lines.
+  r.processes.push_back(process(78, "other", 0, 0, 0));
+  CHECK(watch_text(h, r, levels(), 4).find("(1 more rows)") != std::string::npos);
+  p.weighted->weights.erase(2);
+  r.processes[0] = p;
+  CHECK(watch_text(h, r, levels()).find("\n        weighted 0:3 2:? = 100.0% ?; pages 0:3072 2:1024 = 75.0% 25.0%\n") !=
+        std::string::npos);
+  CHECK(parse_json(watch_json_line(r))["processes"][1]["weighted"].is_null());
+}

@@ -51,6 +51,9 @@ int command_explain(const Args& args) {
       !linux_os().has_preferred_many())
     placement.warnings.push_back("this kernel has no MPOL_PREFERRED_MANY (Linux 5.15 and later have it): "
                                  "'run' would refuse to prefer several nodes");
+  if (!cl.root && placement.mem_policy == MemPolicy::Weighted && !linux_os().has_weighted_interleave())
+    placement.warnings.push_back("this kernel has no MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 and later have it): "
+                                 "'run' would refuse --mem weighted");
   if (cl.as) {
     // Nothing but the launcher's lines on stdout; the warnings on stderr.
     unsigned per_cpu = std::max(1u, cl.spread);

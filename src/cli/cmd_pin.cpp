@@ -59,6 +59,23 @@ void check_options(const CommandLine& cl) {
 // default nodes of the selected CPUs.
 CpuSet migrate_nodes(const Placement& p) { return p.mem_nodes.empty() ? p.nodes : p.mem_nodes; }
 
+// --mem weighted: the order in which the pages go to the nodes, by the
+// weights the kernel has now (pin writes none: affix(1), MEMORY).
+std::vector<unsigned> weighted_order(const Placement& p) {
+  if (p.mem_policy != MemPolicy::Weighted || !p.weights) return {};
+  std::map<unsigned, unsigned> weights;
+  for (const NodeWeight& w : p.weights->nodes) {
+    if (!w.now)
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("cannot spread the pages by weight: the kernel has no interleave weight for node {} "
+                              "(Linux 6.9 and later have them)",
+                              w.node),
+                  "spread them evenly: --mem interleave");
+    weights[w.node] = *w.now;
+  }
+  return weighted_sequence(weights);
+}
+
 // --migrate over every process the pin moved; on a failure every thread
 // goes back too.
 std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& report,
@@ -69,7 +86,7 @@ std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& re
     for (const auto& proc : t.processes)
       if (!proc.exited)
         targets.push_back({proc.pid, *p.mem_policy, migrate_nodes(p),
-                           [&os, &proc] { return identity_of(os, proc) == Identity::Same; }});
+                           [&os, &proc] { return identity_of(os, proc) == Identity::Same; }, weighted_order(p)});
   }
   try {
     MigrateOutput out = migrate_all(os, root, targets, all_nodes, dry_run);
@@ -121,7 +138,10 @@ int command_pin(const Args& args) {
   auto resolver = [&](const PinRequest& r) {
     Allowed allowed = read_allowed(root, topo, os, std::to_string(r.id));
     Placement p = resolve(request, topo, allowed, env);
-    if (cl.migrate) check_own_nodes(os, migrate_nodes(p));
+    if (cl.migrate) {
+      check_own_nodes(os, migrate_nodes(p));
+      weighted_order(p);  // the weights are known before anything moves
+    }
     PinPlace place{p.cpus, cl.spread ? p.sequence : std::vector<unsigned>{}, std::max(1u, cl.spread)};
     placements[r.id] = std::move(p);
     return place;

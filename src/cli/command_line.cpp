@@ -80,12 +80,6 @@ const Grammar& grammar(CommandKind kind);
   usage_error(grammar(kind), what);
 }
 
-// The part of a cpulist parse message after "invalid cpulist '...': ".
-std::string cpulist_reason(const std::string& message) {
-  auto at = message.find("': ");
-  return at == std::string::npos ? message : message.substr(at + 3);
-}
-
 void apply_mem(CommandLine& cl, const Given& given) {
   try {
     cl.request.mem = parse_mem_option(*given.value);
@@ -116,6 +110,9 @@ constexpr OptionSpec k_slice{"slice", 0, Value::Next, [](CommandLine& cl, const 
                                cl.request.slice = parse_slice_option(*g.value);
                              }};
 constexpr OptionSpec k_mem{"mem", 'm', Value::Next, apply_mem};
+constexpr OptionSpec k_weights{"weights", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                                 cl.request.weights = parse_weights_option(*g.value);
+                               }};
 // run and pin
 constexpr OptionSpec k_verbose{"verbose", 'v', Value::None,
                                [](CommandLine& cl, const Given&) { cl.verbose = true; }};
@@ -157,10 +154,10 @@ constexpr OptionSpec k_intervals{"count", 'c', Value::NonEmpty,
 constexpr OptionSpec k_threads{"threads", 0, Value::None, [](CommandLine& cl, const Given&) { cl.threads = true; }};
 
 constexpr const OptionSpec* k_run_options[] = {&k_help,  &k_no_smt,  &k_count,   &k_order,
-                                               &k_exclude, &k_slice, &k_mem,     &k_verbose,
+                                               &k_exclude, &k_slice, &k_mem,     &k_weights, &k_verbose,
                                                &k_dry_run, &k_env,   &k_spread};
 constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count, &k_order,
-                                                   &k_exclude, &k_slice, &k_mem,  &k_json,
+                                                   &k_exclude, &k_slice, &k_mem,  &k_weights, &k_json,
                                                    &k_explain_root, &k_as, &k_spread};
 constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
                                                &k_slice,   &k_mem,        &k_verbose, &k_dry_run,
@@ -283,21 +280,51 @@ MemRequest parse_mem_option(const std::string& text) {
   if (policy == "bind") mem.policy = MemPolicy::Bind;
   else if (policy == "preferred") mem.policy = MemPolicy::Preferred;
   else if (policy == "interleave") mem.policy = MemPolicy::Interleave;
+  else if (policy == "weighted") mem.policy = MemPolicy::Weighted;
   else if (policy == "local") mem.policy = MemPolicy::Local;
   else
     throw Error(ErrorKind::Usage,
                 fmt::format("invalid --mem '{}': unknown policy '{}' (expected bind, preferred, "
-                            "interleave or local)", text, policy));
+                            "interleave, weighted or local)", printable(text), printable(policy)));
   if (colon == std::string::npos) return mem;
   std::string nodes = text.substr(colon + 1);
   if (mem.policy == MemPolicy::Local)
-    throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': 'local' takes no nodes", text));
-  auto parsed = parse_cpulist(nodes);
+    throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': 'local' takes no nodes", printable(text)));
+  auto parsed = parse_mem_selector(nodes);
   if (!parsed)
-    throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': bad node list: {}", text,
-                                              cpulist_reason(parsed.error.message)));
-  mem.nodes = nodes;
+    throw Error(ErrorKind::Usage, fmt::format("invalid --mem '{}': {}", printable(text), parsed.error.message));
+  mem.nodes = std::move(*parsed.value);
   return mem;
+}
+
+WeightsRequest parse_weights_option(const std::string& text) {
+  WeightsRequest weights;
+  if (text == "auto") {
+    weights.automatic = true;
+    return weights;
+  }
+  std::string_view rest = text;
+  while (true) {
+    auto comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    auto eq = item.find('=');
+    auto node = eq == std::string_view::npos ? std::nullopt : parse_decimal(item.substr(0, eq), k_max_id);
+    auto weight = eq == std::string_view::npos ? std::nullopt : parse_decimal(item.substr(eq + 1), 1u << 20);
+    if (!node || !weight)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("invalid --weights '{}': expected 'auto' or NODE=WEIGHT,... (--weights 0=3,2=1)",
+                              printable(text)));
+    if (*weight == 0 || *weight > k_max_weight)
+      throw Error(ErrorKind::Usage, fmt::format("invalid --weights '{}': the weight of node {} is {}, not 1 to 255",
+                                                printable(text), *node, *weight));
+    for (const auto& [n, w] : weights.given)
+      if (n == *node)
+        throw Error(ErrorKind::Usage, fmt::format("invalid --weights '{}': node {} given twice", printable(text), n));
+    weights.given.emplace_back(static_cast<unsigned>(*node), static_cast<unsigned>(*weight));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return weights;
 }
 
 unsigned parse_spread_option(const std::string& text) {
@@ -395,6 +422,9 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
 
   if (takes_where(g.words) && !have_where) usage_error(g, "no location given");
   if (cl.as && cl.json) usage_error(g, "--as and --json cannot be used together");
+  if (req.weights && !(req.mem && req.mem->policy == MemPolicy::Weighted))
+    throw Error(ErrorKind::Usage, "--weights goes with --mem weighted",
+                "'--mem weighted:0,2 --weights 0=3,2=1' interleaves 3 pages on node 0 for each on node 2");
   if (kind == CommandKind::Run && cl.rest.empty())
     usage_error(g, fmt::format("no command given to run at '{}'", req.where));
   if (kind == CommandKind::Pin && cl.rest.empty())
@@ -412,8 +442,14 @@ std::string command_help(CommandKind kind) {
              "  -n, --count N          keep the first N CPUs in --order\n"
              "  --order compact|scatter  compact (default) or round-robin over NUMA nodes\n"
              "Memory:\n"
-             "  -m, --mem POLICY[:NODES]  bind, preferred, interleave or local; NODES default to\n"
-             "                         the nodes of the selected CPUs that have memory\n";
+             "  -m, --mem POLICY[:NODES]  bind, preferred, interleave, weighted or local; NODES\n"
+             "                         default to the nodes of the selected CPUs that have\n"
+             "                         memory; NODES: 0,2 | tier:N | mem:hbm|dram|cxl|nvm|gpu,\n"
+             "                         joined with '+' (weighted:mem:dram+mem:cxl)\n";
+  std::string weights =
+             "  --weights N=W,...|auto  --mem weighted: each node's interleave weight (1-255),\n"
+             "                         or the kernel's own from each node's bandwidth; they\n"
+             "                         are the machine's, for every process (root writes them)\n";
   std::string where =
              "WHERE: socket:0 | node:1 | die:0 | llc:2 | core:0-3 | cpu:4 | 0-3,8 | all,\n"
              "       kind:performance | kind:efficiency | kind:1 (hybrid CPUs),\n"
@@ -425,7 +461,7 @@ std::string command_help(CommandKind kind) {
              "Run COMMAND placed at WHERE: set the memory policy and the CPU affinity, then\n"
              "exec it (no fork). The first word after WHERE that is not an affix option\n"
              "starts the command; '--' also ends affix's options.\n\n" +
-             where + "\n" + shape +
+             where + "\n" + shape + weights +
              "Run:\n"
              "  --spread[=N]           each thread the command creates gets one CPU of the\n"
              "                         selection before it runs, N per CPU (default 1), in\n"
@@ -440,7 +476,7 @@ std::string command_help(CommandKind kind) {
     case CommandKind::Explain:
       return "Usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]\n"
              "Resolve WHERE and print the placement; change nothing.\n\n" +
-             where + "\n" + shape +
+             where + "\n" + shape + weights +
              "Output:\n"
              "  --spread[=N]           also the CPU run --spread[=N] gives each new thread;\n"
              "                         with --as nginx, N workers per CPU\n"

@@ -96,6 +96,7 @@ std::string command_help(CommandKind kind);
 unsigned parse_count_option(const std::string& text);
 SliceRequest parse_slice_option(const std::string& text);
 MemRequest parse_mem_option(const std::string& text);
+WeightsRequest parse_weights_option(const std::string& text);  // --weights auto | N=W,...
 Order parse_order_option(const std::string& text);
 unsigned parse_spread_option(const std::string& text);  // N of --spread=N
 AsFormat parse_as_option(const std::string& text);

@@ -7,6 +7,7 @@
 
 #include "error.hpp"
 #include "json.hpp"
+#include "memory_text.hpp"
 #include "text.hpp"
 #include "topo_output.hpp"
 
@@ -88,6 +89,48 @@ std::string near_text(const NearDevice& n) {
                      n.device.pci.text(), node, list_or_none(n.place.cpus));
 }
 
+// "mem": policy and nodes; "terms" where a selector had a tier: or mem:
+// term, "weights" for weighted (affix(1), OUTPUT).
+void write_mem_json(JsonWriter& j, const Placement& p) {
+  j.begin_object();
+  j.field("policy", mem_policy_name(*p.mem_policy));
+  j.field("nodes", format_cpulist(p.mem_nodes));
+  if (!p.mem_terms.empty()) {
+    j.key("terms");
+    j.begin_array();
+    for (const auto& [text, nodes] : p.mem_terms) {
+      j.begin_object();
+      j.field("term", text);
+      j.field("nodes", format_cpulist(nodes));
+      j.end_object();
+    }
+    j.end_array();
+  }
+  if (p.weights) {
+    const WeightPlan& w = *p.weights;
+    j.key("weights");
+    j.begin_object();
+    constexpr const char* k_sources[] = {"kernel", "given", "kernel-auto", "bandwidth"};  // WeightSource's order
+    j.field("source", k_sources[static_cast<int>(w.source)]);
+    j.field("kernel_has_weights", w.present);
+    j.field("auto_mode", w.auto_now);
+    j.field("turn_auto_on", w.turn_auto_on);
+    j.key("nodes");
+    j.begin_array();
+    for (const NodeWeight& n : w.nodes) {
+      j.begin_object();
+      j.field("node", n.node);
+      j.field("now", n.now);
+      j.field("weight", n.want ? n.want : n.now);
+      j.field("bandwidth_mbs", n.bandwidth);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_object();
+}
+
 }  // namespace
 
 std::string explain_text(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
@@ -106,7 +149,8 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   if (!p.mem_policy)
     line(out, "memory", "policy unchanged (no --mem)");
   else
-    line(out, "memory", mem_policy_text(*p.mem_policy, p.mem_nodes));
+    line(out, "memory", memory_policy_text(p));
+  if (p.weights) line(out, "weights", weights_plan_text(*p.weights));
   const char* label = "dropped";
   for (auto& d : p.dropped) {
     line(out, label, fmt::format("{} {}", format_cpulist(d.cpus), d.reason));
@@ -156,10 +200,7 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
   j.field("self", format_cpulist(self_cpus(allowed)));
   j.key("mem");
   if (p.mem_policy) {
-    j.begin_object();
-    j.field("policy", mem_policy_name(*p.mem_policy));
-    j.field("nodes", format_cpulist(p.mem_nodes));
-    j.end_object();
+    write_mem_json(j, p);
   } else {
     j.null();
   }
@@ -194,6 +235,9 @@ std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
   switch (format) {
     case AsFormat::Systemd: {
       std::string out = fmt::format("CPUAffinity={}\n", cpus);
+      if (p.mem_policy == MemPolicy::Weighted)
+        throw Error(ErrorKind::Resolution, "systemd's NUMAPolicy= has no weighted interleave",
+                    "start the service's command under affix: ExecStart=affix --mem weighted:NODES WHERE -- COMMAND");
       if (p.mem_policy) {
         // systemd's "preferred" takes one node; several are "preferred-many"
         // (systemd 256 and later: affix(1), explain --as).
@@ -219,6 +263,7 @@ std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
             out += (p.mem_nodes.count() == 1 ? " --preferred=" : " --preferred-many=") + mems;
             break;
           case MemPolicy::Interleave: out += " --interleave=" + mems; break;
+          case MemPolicy::Weighted: out += " --weighted-interleave=" + mems; break;
           case MemPolicy::Local: out += " --localalloc"; break;
         }
       }
@@ -230,6 +275,9 @@ std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
 
 std::vector<std::string> explain_as_warnings(const Placement& p, AsFormat format, unsigned per_cpu) {
   std::vector<std::string> out;
+  if (format == AsFormat::Numactl && p.mem_policy == MemPolicy::Weighted)
+    out.push_back("numactl --weighted-interleave (numactl 2.0.19 and later) uses the weights the kernel has and "
+                  "sets none: " + weights_plan_text(*p.weights));
   if (format != AsFormat::Nginx) return out;
   if (p.mem_policy)
     out.push_back("nginx has no memory policy directive: these lines leave --mem out; the workers inherit "

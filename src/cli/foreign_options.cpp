@@ -1,5 +1,5 @@
 // numactl's and taskset's options in affix's words (foreign_options.hpp).
-// The options are numactl 2.0's (numactl(8)) and util-linux taskset's
+// The options are numactl 2.0.19's (numactl(8)) and util-linux taskset's
 // (taskset(1)); affix(1), COMING FROM NUMACTL AND TASKSET, has the table.
 #include "foreign_options.hpp"
 
@@ -19,6 +19,7 @@ enum class Foreign {
   PhysCpus,   // numactl --physcpubind / -C
   MemBind,    // numactl --membind / -m (alone, -m is affix's own --mem)
   Interleave, // numactl --interleave / -i
+  Weighted,   // numactl --weighted-interleave / -w (numactl 2.0.19)
   Preferred,  // numactl --preferred, --preferred-many / -P
   LocalAlloc, // numactl --localalloc / -l
   CpuList,    // taskset --cpu-list / -c
@@ -40,6 +41,7 @@ constexpr ForeignSpec k_foreign[] = {
     {Foreign::PhysCpus, "physcpubind", 'C', true, true},
     {Foreign::MemBind, "membind", 'm', true, true},  // reached only after another of numactl's
     {Foreign::Interleave, "interleave", 'i', true, true},
+    {Foreign::Weighted, "weighted-interleave", 'w', true, true},
     {Foreign::Preferred, "preferred", 0, true, true},
     {Foreign::Preferred, "preferred-many", 'P', true, true},
     {Foreign::LocalAlloc, "localalloc", 'l', false, true},
@@ -81,6 +83,7 @@ void take(Gathered& g, const ForeignSpec& spec, const std::string& value) {
     case Foreign::PhysCpus: g.phys_cpus = value; break;
     case Foreign::MemBind:
     case Foreign::Interleave:
+    case Foreign::Weighted:
     case Foreign::Preferred: g.mem = std::pair(spec.what, value); break;
     case Foreign::LocalAlloc: g.mem = std::pair(spec.what, std::string()); break;
     case Foreign::CpuList: break;  // its list is the next word (taskset -c LIST, -pc LIST PID)
@@ -104,6 +107,7 @@ std::string mem_words(const Gathered& g) {
   const auto& [what, nodes] = *g.mem;
   const char* policy = what == Foreign::MemBind      ? "bind"
                        : what == Foreign::Interleave ? "interleave"
+                       : what == Foreign::Weighted   ? "weighted"
                        : what == Foreign::Preferred  ? "preferred"
                                                      : "local";
   // The nodes of the CPUs are affix's default; "all" is every node with memory.

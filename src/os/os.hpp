@@ -14,15 +14,18 @@
 #include <vector>
 
 #include "cpuset.hpp"
+#include "interleave_weights.hpp"
 
 namespace affix {
 
-enum class MemPolicy { Bind, Preferred, Interleave, Local };
-const char* mem_policy_name(MemPolicy policy);  // "bind", ...
+// Weighted is MPOL_WEIGHTED_INTERLEAVE (Linux 6.9): interleave by the
+// kernel's per-node weights (interleave_weights.hpp).
+enum class MemPolicy { Bind, Preferred, Interleave, Local, Weighted };
+const char* mem_policy_name(MemPolicy policy);  // "bind", ..., "weighted"
 
 // What set_mempolicy is asked for: "preferred on nodes 0-1
 // (MPOL_PREFERRED_MANY: ...)" where several nodes are preferred, else
-// "bind on node 0", "local", ...
+// "bind on node 0", "weighted interleave on nodes 0,2", "local", ...
 std::string mem_policy_text(MemPolicy policy, const CpuSet& nodes);
 
 // A process, its parent and its start time, as /proc lists them.
@@ -57,6 +60,24 @@ public:
   virtual int set_mempolicy(MemPolicy policy, const CpuSet& nodes) = 0;
   // Whether this kernel has MPOL_PREFERRED_MANY (Linux 5.15 and later).
   virtual bool has_preferred_many() = 0;
+  // Whether this kernel has MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 and later).
+  virtual bool has_weighted_interleave() = 0;
+};
+
+// The kernel's interleave weights, /sys/kernel/mm/mempolicy/weighted_interleave
+// (interleave_weights.hpp): the machine's, for every process's weighted
+// interleave. Used by run (weights_apply.cpp).
+class WeightsOs {
+public:
+  virtual ~WeightsOs() = default;
+  // Whether affix may write the file `name` of that directory ("node2",
+  // "auto"): it is opened for writing and closed, nothing written. 0 or
+  // errno (EACCES: not root).
+  virtual int check_weight_file(const std::string& name) = 0;
+  // Writes `text` ("3\n", "true\n") to that file in one write. 0 or errno.
+  virtual int write_weight_file(const std::string& name, const std::string& text) = 0;
+  // What the kernel has now (read_interleave_weights of /).
+  virtual InterleaveWeights read_weights() = 0;
 };
 
 // Another process's pages. Used by pin --migrate (migrate.cpp).
@@ -174,6 +195,7 @@ inline const char* eperm_hint(CapabilityOs& os) {
 // The commands (src/cli) hold it and pass each caller the parts it uses.
 class LinuxOs : public AffinityOs,
                 public MemPolicyOs,
+                public WeightsOs,
                 public PagesOs,
                 public TaskOs,
                 public Clock,

@@ -28,6 +28,7 @@
 
 #include "diag.hpp"
 #include "exec_lookup.hpp"
+#include "interleave_weights.hpp"
 #include "os.hpp"
 #include "proc.hpp"
 #include "thread_follow.hpp"
@@ -40,14 +41,16 @@ const char* mem_policy_name(MemPolicy policy) {
     case MemPolicy::Preferred: return "preferred";
     case MemPolicy::Interleave: return "interleave";
     case MemPolicy::Local: return "local";
+    case MemPolicy::Weighted: return "weighted";
   }
   return "?";
 }
 
 std::string mem_policy_text(MemPolicy policy, const CpuSet& nodes) {
   if (policy == MemPolicy::Local) return "local";
-  std::string text = fmt::format("{} on node{} {}", mem_policy_name(policy), nodes.count() == 1 ? "" : "s",
-                                 format_cpulist(nodes));
+  std::string text = fmt::format("{} on node{} {}",
+                                 policy == MemPolicy::Weighted ? "weighted interleave" : mem_policy_name(policy),
+                                 nodes.count() == 1 ? "" : "s", format_cpulist(nodes));
   if (policy == MemPolicy::Preferred && nodes.count() > 1)
     text += " (MPOL_PREFERRED_MANY: the nearest of them with free memory first, then any node)";
   return text;
@@ -59,6 +62,10 @@ namespace {
 // bit count one larger than the mask (the kernel's own off-by-one, which
 // libnuma's callers follow too).
 constexpr size_t k_node_bits = 4096;
+
+// MPOL_WEIGHTED_INTERLEAVE, mode 6 of <linux/mempolicy.h> since Linux 6.9;
+// the headers of Debian 12 (Linux 6.1) end at MPOL_PREFERRED_MANY.
+constexpr int k_mpol_weighted_interleave = 6;
 
 std::vector<unsigned long> node_mask(const CpuSet& set) {
   std::vector<unsigned long> mask(k_node_bits / (8 * sizeof(unsigned long)), 0);
@@ -141,6 +148,7 @@ public:
       case MemPolicy::Preferred: mode = nodes.count() > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED; break;
       case MemPolicy::Interleave: mode = MPOL_INTERLEAVE; break;
       case MemPolicy::Local: mode = MPOL_LOCAL; break;
+      case MemPolicy::Weighted: mode = k_mpol_weighted_interleave; break;
     }
     if (policy == MemPolicy::Local) return syscall(SYS_set_mempolicy, mode, nullptr, 0) != 0 ? errno : 0;
     auto mask = node_mask(nodes);
@@ -154,6 +162,21 @@ public:
     auto mask = node_mask(CpuSet::range(0, 0));
     return syscall(SYS_mbind, nullptr, 0, MPOL_PREFERRED_MANY, mask.data(), k_node_bits + 1, 0) == 0 || errno != EINVAL;
   }
+
+  // The same probe for MPOL_WEIGHTED_INTERLEAVE: a kernel before 6.9 says
+  // EINVAL for a mode beyond its MPOL_MAX.
+  bool has_weighted_interleave() override {
+    auto mask = node_mask(CpuSet::range(0, 0));
+    return syscall(SYS_mbind, nullptr, 0, k_mpol_weighted_interleave, mask.data(), k_node_bits + 1, 0) == 0 ||
+           errno != EINVAL;
+  }
+
+  // The weight files are written and read by interleave_weights.cpp.
+  int check_weight_file(const std::string& name) override { return check_sysfs_weight_file(name); }
+  int write_weight_file(const std::string& name, const std::string& text) override {
+    return write_sysfs_weight_file(name, text);
+  }
+  InterleaveWeights read_weights() override { return read_interleave_weights(SysRoot()); }
 
   int mems_allowed(CpuSet& out) override {
     std::vector<unsigned long> mask(k_node_bits / (8 * sizeof(unsigned long)), 0);

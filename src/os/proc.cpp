@@ -43,18 +43,22 @@ void add_numa_token(std::string_view token, NodePages& pages) {
 // Sums one numa_maps line into a process's usage: its pages per node, and
 // the pages its policy covers (policies in the order of their first line).
 struct UsageSum {
-  NodePages pages, anon, file;
+  NodePages pages, anon, file, weighted;
   std::vector<std::pair<std::string, unsigned long long>> policies;
+  std::string weighted_policy;
 
   void add(const NumaMapping& m, bool anonymous) {
     unsigned long long total = 0;
     NodePages& kind = anonymous ? anon : file;
+    bool by_weight = anonymous && m.policy.rfind("weighted interleave", 0) == 0;
+    if (by_weight && weighted_policy.empty()) weighted_policy = m.policy;
     for (const auto& [node, count] : m.pages) {
       auto& sum = pages[node];
       sum = std::min(sum + count, k_max_pages);
       auto& of_kind = kind[node];
       of_kind = std::min(of_kind + count, k_max_pages);
       total = std::min(total + count, k_max_pages);
+      if (by_weight) weighted[node] = std::min(weighted[node] + count, k_max_pages);
     }
     auto it = std::find_if(policies.begin(), policies.end(), [&](const auto& p) { return p.first == m.policy; });
     if (it == policies.end()) policies.emplace_back(m.policy, total);
@@ -66,6 +70,8 @@ struct UsageSum {
     out.pages = std::move(pages);
     out.anon = std::move(anon);
     out.file = std::move(file);
+    out.weighted = std::move(weighted);
+    out.weighted_policy = std::move(weighted_policy);
     unsigned long long most = 0;
     for (const auto& [policy, count] : policies) {
       if (out.policy.empty() || count > most) {

@@ -83,6 +83,10 @@ struct NumaUsage {
   NodePages anon;   // the process's own memory
   NodePages file;   // page cache of the files it maps
   std::string policy;
+  // The anonymous pages of the mappings under weighted interleave, and the
+  // first such mapping's policy ("weighted interleave:0,2"; "" where none).
+  NodePages weighted;
+  std::string weighted_policy;
 };
 // `private_writable`: the start addresses of the mappings maps shows
 // private and writable ("rw-p"), ascending (none where maps is not known).

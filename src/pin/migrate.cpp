@@ -53,9 +53,12 @@ bool refused(CapabilityOs& os, const SysRoot& root, pid_t pid, const CpuSet& to,
                                               format_cpulist(to), std::strerror(err)));
 }
 
-// Interleave: where every present page is, in address order (the mappings
-// numa_maps counts pages in; a mapping's pages are looked for until as many
-// as it counts are found), and where each goes.
+bool one_by_one(MemPolicy policy) { return policy == MemPolicy::Interleave || policy == MemPolicy::Weighted; }
+
+// Interleave and weighted: where every present page is, in address order
+// (the mappings numa_maps counts pages in; a mapping's pages are looked for
+// until as many as it counts are found), and where each goes: the nodes in
+// turn (weighted: the plan's sequence).
 void plan_interleave(MigrateOs os, const SysRoot& root, MigratePlan& plan,
                      const std::vector<NumaMapping>& mappings) {
   auto ranges = read_maps(root, plan.pid);
@@ -63,8 +66,8 @@ void plan_interleave(MigrateOs os, const SysRoot& root, MigratePlan& plan,
     plan.exited = true;
     return;
   }
-  std::vector<unsigned> to;
-  plan.to.for_each([&](unsigned n) { to.push_back(n); });
+  std::vector<unsigned> to = plan.sequence;
+  if (to.empty()) plan.to.for_each([&](unsigned n) { to.push_back(n); });
   size_t next = 0;  // the round-robin over `to`
   std::vector<uint64_t> chunk;
   std::vector<int> status;
@@ -111,12 +114,19 @@ void check_own_nodes(PagesOs& os, const CpuSet& to) {
               "the kernel moves pages only to nodes its caller may use; run affix in a cpuset that has them");
 }
 
+std::vector<unsigned> weighted_sequence(const std::map<unsigned, unsigned>& weights) {
+  std::vector<unsigned> out;
+  for (const auto& [node, weight] : weights) out.insert(out.end(), weight, node);
+  return out;
+}
+
 MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
-                           const CpuSet& nodes) {
+                           const CpuSet& nodes, const std::vector<unsigned>& sequence) {
   MigratePlan plan;
   plan.pid = pid;
   plan.policy = policy;
   plan.to = to;
+  plan.sequence = sequence;
   auto mappings = read_numa_mappings(root, pid);
   if (mappings) {
     plan.before = NodePages{};
@@ -133,13 +143,13 @@ MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPoli
   // May affix move them? An empty call checks without moving anything.
   std::vector<int> status;
   long not_moved = 0;
-  int err = policy == MemPolicy::Interleave ? os.pages.move_pages(pid, {}, nullptr, status)
+  int err = one_by_one(policy) ? os.pages.move_pages(pid, {}, nullptr, status)
                                             : os.pages.migrate_pages(pid, CpuSet(), to, not_moved);
   if (refused(os.caps, root, pid, to, err)) {
     plan.exited = true;
     return plan;
   }
-  if (policy == MemPolicy::Interleave) {
+  if (one_by_one(policy)) {
     if (mappings) plan_interleave(os, root, plan, *mappings);
     return plan;
   }
@@ -155,7 +165,7 @@ MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan
   MigrateResult r;
   r.pid = plan.pid;
   r.before = plan.before;
-  r.interleave = plan.policy == MemPolicy::Interleave;
+  r.interleave = one_by_one(plan.policy);
   r.exited = plan.exited;
   if (r.exited) return r;
   if (r.interleave) {
@@ -203,7 +213,7 @@ MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<M
   for (size_t i = 0; i < targets.size(); ++i) {
     const auto& t = targets[i];
     MigratePlan plan;
-    if (!gone(i)) plan = plan_migration(os, root, t.pid, t.policy, t.to, nodes);
+    if (!gone(i)) plan = plan_migration(os, root, t.pid, t.policy, t.to, nodes, t.sequence);
     if (gone(i)) {
       plan = MigratePlan{};
       plan.pid = t.pid;

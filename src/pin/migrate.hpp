@@ -5,7 +5,11 @@
 // bind, preferred and local move every page off the other nodes with
 // migrate_pages; interleave spreads the pages evenly over the nodes, page by
 // page with move_pages (page i of those present, in address order, goes to
-// the i-th node round-robin; a page already there stays). Every target is
+// the i-th node round-robin; a page already there stays); weighted spreads
+// them by the nodes' interleave weights the same way, over the sequence in
+// which the kernel's weighted interleave takes the nodes (each node, in
+// ascending order, as many times as its weight: weights 0=3,2=1 are
+// 0,0,0,2). Every target is
 // planned (which pages, affix's right to move them) before any page moves:
 // plan_migration changes nothing.
 
@@ -14,6 +18,7 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +34,7 @@ struct MigratePlan {
   pid_t pid = 0;
   MemPolicy policy = MemPolicy::Bind;
   CpuSet to;                       // the target nodes
+  std::vector<unsigned> sequence;  // weighted: the nodes in the kernel's weighted order
   CpuSet from;                     // migrate_pages: the nodes pages leave
   std::optional<NodePages> before; // numa_maps; nullopt where it cannot be read
   NodePages leaving;               // pages that would move, per node they are on
@@ -47,7 +53,7 @@ struct MigrateResult {
   unsigned long long moved = 0;  // pages moved
   long not_moved = 0;            // pages the kernel could not move
   NodePages arriving;            // interleave: pages moved, per node they went to
-  bool interleave = false;
+  bool interleave = false;        // interleave or weighted: pages moved one by one
   bool nothing_to_move = false;  // every node is a target (bind)
   bool exited = false;
 };
@@ -71,9 +77,14 @@ struct MigrateOs {
 
 // Reads where the pages are and checks that affix may move them (an empty
 // call of migrate_pages or move_pages). Throws Error(Runtime) where it may
-// not; changes nothing. `nodes`: every node of the machine.
+// not; changes nothing. `nodes`: every node of the machine; `sequence`:
+// weighted's (weighted_sequence).
 MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPolicy policy, const CpuSet& to,
-                           const CpuSet& nodes);
+                           const CpuSet& nodes, const std::vector<unsigned>& sequence = {});
+
+// The nodes in the order the kernel's weighted interleave takes them: each
+// node of `weights` (node -> weight), ascending, as many times as its weight.
+std::vector<unsigned> weighted_sequence(const std::map<unsigned, unsigned>& weights);
 
 // Moves the pages of a plan. Throws Error(Runtime) where the kernel refuses.
 MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan);
@@ -92,6 +103,7 @@ struct MigrateTarget {
   // before each step and after each read: where it does not, the process
   // exited and its pages are not touched. Empty: not asked.
   std::function<bool()> held;
+  std::vector<unsigned> sequence{};  // weighted: weighted_sequence of the nodes' weights
 };
 struct MigrateOutput {
   std::string text;                   // the reports (format_migrate / format_plan, pin_output.hpp)

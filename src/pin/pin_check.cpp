@@ -11,7 +11,8 @@ namespace affix {
 namespace {
 
 // The mode word of a numa_maps policy: what comes before '=' (flags) or
-// ':' (nodes): "bind", "prefer", "prefer (many)", "interleave", "default".
+// ':' (nodes): "bind", "prefer", "prefer (many)", "interleave", "weighted
+// interleave", "default".
 std::string_view policy_mode(std::string_view policy) {
   return policy.substr(0, policy.find_first_of("=:"));
 }
@@ -109,6 +110,7 @@ bool policy_matches(std::string_view policy, MemPolicy want, const CpuSet& nodes
     case MemPolicy::Preferred:
       return (mode == "prefer" || mode == "prefer (many)") && !have->empty() && have->is_subset_of(nodes);
     case MemPolicy::Interleave: return mode == "interleave" && *have == nodes;
+    case MemPolicy::Weighted: return mode == "weighted interleave" && *have == nodes;
   }
   return false;
 }
@@ -119,6 +121,7 @@ std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes) {
     case MemPolicy::Bind: return "bind:" + format_cpulist(nodes);
     case MemPolicy::Preferred: return (nodes.count() > 1 ? "prefer (many):" : "prefer:") + format_cpulist(nodes);
     case MemPolicy::Interleave: return "interleave:" + format_cpulist(nodes);
+    case MemPolicy::Weighted: return "weighted interleave:" + format_cpulist(nodes);
   }
   return {};
 }

@@ -71,12 +71,14 @@ CheckReport check_pin(const SysRoot& root, const PinReport& report,
                       const std::function<std::optional<MemExpect>(const TargetReport&)>& mem_of);
 
 // Whether a policy as numa_maps writes it ("bind:0-1", "bind=static:0",
-// "prefer:1", "prefer (many):0-1", "interleave:0-3", "default", "local") is
-// `want` on nodes within `nodes` (interleave: exactly `nodes`; local: also
-// "default", which allocates on the local node too).
+// "prefer:1", "prefer (many):0-1", "interleave:0-3", "weighted
+// interleave:0,2", "default", "local") is `want` on nodes within `nodes`
+// (interleave and weighted: exactly `nodes`; local: also "default", which
+// allocates on the local node too).
 bool policy_matches(std::string_view policy, MemPolicy want, const CpuSet& nodes);
 
-// "bind:0", "prefer:1", "prefer (many):0-1", "interleave:0-1", "local": what
+// "bind:0", "prefer:1", "prefer (many):0-1", "interleave:0-1", "weighted
+// interleave:0,2", "local": what
 // numa_maps shows for a policy (the words of the messages).
 std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes);
 

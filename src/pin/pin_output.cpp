@@ -79,13 +79,13 @@ std::string format_plan(const MigratePlan& p) {
   if (p.exited) return fmt::format("{}: exited\n", p.pid);
   unsigned long long n = 0;
   for (const auto& [node, count] : p.leaving) n += count;
-  std::string out = fmt::format("{}: would move {} {} {}\n", p.pid, plural(n, "page"),
-                                p.policy == MemPolicy::Interleave ? "to spread them over" : "to",
-                                nodes_text(p.to));
+  bool spread = p.policy == MemPolicy::Interleave || p.policy == MemPolicy::Weighted;
+  std::string out = fmt::format("{}: would move {} {} {}{}\n", p.pid, plural(n, "page"),
+                                spread ? "to spread them over" : "to", nodes_text(p.to),
+                                p.policy == MemPolicy::Weighted ? " by their weights" : "");
   out += fmt::format("  pages per node now: {}\n", pages_text(p.before));
   out += fmt::format("  pages that would leave each node: {}\n", pages_text(p.leaving));
-  if (p.policy == MemPolicy::Interleave)
-    out += fmt::format("  pages that would arrive on each node: {}\n", pages_text(p.arriving));
+  if (spread) out += fmt::format("  pages that would arrive on each node: {}\n", pages_text(p.arriving));
   return out;
 }
 

@@ -5,19 +5,29 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "diag.hpp"
 #include "error.hpp"
 #include "launch_output.hpp"
+#include "memory_text.hpp"
+#include "weights_apply.hpp"
 #include "text.hpp"
 
 namespace affix {
 
 namespace {
 
-// Preferring several nodes needs MPOL_PREFERRED_MANY (Linux 5.15); where the
-// kernel lacks it, the run fails before anything is set, and so does a dry run.
+// Preferring several nodes needs MPOL_PREFERRED_MANY (Linux 5.15), weighted
+// interleave MPOL_WEIGHTED_INTERLEAVE (6.9); where the kernel lacks it, the
+// run fails before anything is set, and so does a dry run.
 void check_kernel_has(MemPolicyOs& os, const Placement& p) {
+  if (p.mem_policy == MemPolicy::Weighted && !os.has_weighted_interleave())
+    throw Error(ErrorKind::Runtime,
+                fmt::format("cannot interleave by weights on nodes {}: this kernel has no MPOL_WEIGHTED_INTERLEAVE "
+                            "(Linux 6.9 and later have it)",
+                            format_cpulist(p.mem_nodes)),
+                "use --mem interleave (every node alike), or boot Linux 6.9 or later");
   if (!p.mem_policy || *p.mem_policy != MemPolicy::Preferred || p.mem_nodes.count() < 2) return;
   if (os.has_preferred_many()) return;
   throw Error(ErrorKind::Runtime,
@@ -25,6 +35,22 @@ void check_kernel_has(MemPolicyOs& os, const Placement& p) {
                           "(Linux 5.15 and later have it)",
                           format_cpulist(p.mem_nodes)),
               "name one node (--mem preferred:N), or use --mem interleave or --mem bind");
+}
+
+// The memory policy, the CPUs, the environment, the follower, the exec:
+// what comes after the weights. Throws as launch() does; returns exec's
+// 126 or 127 (its error printed), or 0 where a fake's exec returns.
+int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& err);
+
+// Puts back the weights written for a command that does not start; what
+// could not be put back is added to the message (or, for an exec that
+// failed, said in a warning).
+Error with_weights_back(LaunchOs& os, const WeightWrite& written, const Error& e) {
+  if (!written.changed()) return e;
+  std::string stays = restore_weights(os.weights, written);
+  if (stays.empty()) return Error(e.kind(), std::string(e.what()) + "; the interleave weights were put back", e.hint());
+  return Error(e.kind(), std::string(e.what()) + "; not every interleave weight was put back",
+               e.hint().empty() ? stays : e.hint() + "; " + stays);
 }
 
 }  // namespace
@@ -47,9 +73,39 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
     }
     return k_exit_ok;
   }
-  if (request.verbose) {
-    err.write(lines_text(describe_launch(placement, request, false)));
+  // The weights first (all or nothing, read back), so that -v says what
+  // the kernel took.
+  WeightWrite written;
+  std::optional<InterleaveWeights> read_back;
+  if (placement.weights && placement.weights->changes()) {
+    err.write(format_warning(weights_warning(*placement.weights)));
+    AppliedWeights applied = apply_weights(os.weights, *placement.weights);
+    written = applied.written;
+    read_back = std::move(applied.now);
   }
+  if (request.verbose) {
+    try {
+      err.write(lines_text(describe_launch(placement, request, false, read_back ? &*read_back : nullptr)));
+    } catch (const Error& e) {
+      throw with_weights_back(os, written, e);
+    }
+  }
+  int status = 0;
+  try {
+    status = place_and_exec(os, placement, request, err);
+  } catch (const Error& e) {
+    throw with_weights_back(os, written, e);
+  }
+  if (status != k_exit_ok && written.changed()) {
+    std::string stays = restore_weights(os.weights, written);
+    if (!stays.empty()) err.write(format_warning("not every interleave weight was put back: " + stays));
+  }
+  return status;
+}
+
+namespace {
+
+int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& err) {
   if (placement.mem_policy) {
     if (int e = os.mem_policy.set_mempolicy(*placement.mem_policy, placement.mem_nodes)) {
       // set_mempolicy on the calling thread fails with EPERM only when a
@@ -93,8 +149,6 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
   err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
   return f.status;
 }
-
-namespace {
 
 class StreamOutput : public LaunchOutput {
 public:

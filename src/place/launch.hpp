@@ -1,9 +1,11 @@
 #pragma once
 // `affix run` after resolution: apply a placement to this process and exec
-// the command (no fork). The order is fixed: memory policy, then CPU
-// affinity, then the --env variables, then (--spread) the thread follower,
-// then exec. Nothing execs when a step before it fails: the command never
-// runs unbound, nor unspread.
+// the command (no fork). The order is fixed: the interleave weights of
+// --mem weighted (weights_apply.hpp: all or nothing), then the memory
+// policy, then CPU affinity, then the --env variables, then (--spread) the
+// thread follower, then exec. Nothing execs when a step before it fails:
+// the command never runs unbound, nor unspread, and weights written for it
+// are put back.
 
 #include <concepts>
 #include <cstdio>
@@ -41,18 +43,20 @@ private:
   std::FILE* m_file;
 };
 
-// What launch asks of the operating system: the memory policy, the CPU
-// affinity, then the environment, the thread follower and the exec.
+// What launch asks of the operating system: the interleave weights, the
+// memory policy, the CPU affinity, then the environment, the thread
+// follower and the exec.
 struct LaunchOs {
+  WeightsOs& weights;
   MemPolicyOs& mem_policy;
   AffinityOs& affinity;
   ExecOs& exec;
-  LaunchOs(MemPolicyOs& m, AffinityOs& a, ExecOs& e) : mem_policy(m), affinity(a), exec(e) {}
-  // One object that is all three (linux_os(), a test's fake).
+  LaunchOs(WeightsOs& w, MemPolicyOs& m, AffinityOs& a, ExecOs& e) : weights(w), mem_policy(m), affinity(a), exec(e) {}
+  // One object that is all four (linux_os(), a test's fake).
   template <class All>
-    requires std::derived_from<All, MemPolicyOs> && std::derived_from<All, AffinityOs> &&
-             std::derived_from<All, ExecOs>
-  LaunchOs(All& all) : mem_policy(all), affinity(all), exec(all) {}
+    requires std::derived_from<All, WeightsOs> && std::derived_from<All, MemPolicyOs> &&
+             std::derived_from<All, AffinityOs> && std::derived_from<All, ExecOs>
+  LaunchOs(All& all) : weights(all), mem_policy(all), affinity(all), exec(all) {}
 };
 
 struct LaunchRequest {
@@ -73,9 +77,11 @@ struct LaunchRequest {
 // found or could not be executed (ExecOs::find_command) prints the error the
 // real run would and returns its 127 or 126. When exec fails, prints the
 // error on `err` and returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
-// ExecOs::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
-// policy or the CPU affinity cannot be set, or (--spread) the threads cannot
-// be followed (the caller exits 125).
+// ExecOs::exec returns 0 (only a fake does). Throws Error(Runtime) when the
+// kernel lacks the policy's mode (several preferred nodes: 5.15; weighted:
+// 6.9), the weights, the memory policy or the CPU affinity cannot be set, or
+// (--spread) the threads cannot be followed (the caller exits 125). Weights
+// it wrote are put back before it throws, and before it returns 126 or 127.
 int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
            LaunchOutput& err);
 int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, std::ostream& out,

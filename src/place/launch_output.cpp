@@ -10,16 +10,13 @@
 
 #include "diag.hpp"
 #include "error.hpp"
+#include "memory_text.hpp"
 #include "text.hpp"
 
 namespace affix {
 
 namespace {
 
-std::string policy_text(const Placement& p) {
-  if (!p.mem_policy) return {};
-  return mem_policy_text(*p.mem_policy, p.mem_nodes);
-}
 
 std::string command_text(const std::vector<std::string>& argv) {
   std::string out;
@@ -56,11 +53,19 @@ std::string shell_quote(const std::string& word) {
 }
 
 std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
-                                         bool would) {
+                                         bool would, const InterleaveWeights* read_back) {
   std::string pre = would ? "affix: would " : "affix: ";
   std::vector<std::string> lines;
+  if (placement.weights) {
+    if (read_back)
+      lines.push_back(fmt::format("{}set interleave weights {}", pre, weights_read_back(*placement.weights, *read_back)));
+    else if (placement.weights->changes())
+      lines.push_back(fmt::format("{}set interleave weights {}", pre, weights_plan_text(*placement.weights)));
+    else
+      lines.push_back(fmt::format("affix: interleave weights {}", weights_plan_text(*placement.weights)));
+  }
   if (placement.mem_policy)
-    lines.push_back(fmt::format("{}set memory policy {}", pre, policy_text(placement)));
+    lines.push_back(fmt::format("{}set memory policy {}", pre, memory_policy_text(placement)));
   lines.push_back(fmt::format("{}bind to CPUs {} ({}; socket{} {}; node{} {})", pre,
                               format_cpulist(placement.cpus),
                               plural(placement.cpus.count(), "CPU"),

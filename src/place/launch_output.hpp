@@ -16,12 +16,13 @@ namespace affix {
 // then again from CPU 0", "threads 1-2: CPU 0, threads 3-4: CPU 1, then ...".
 std::string spread_order_text(const std::vector<unsigned>& sequence, unsigned per_cpu);
 
-// The lines -v and --dry-run print (each starting "affix: "): the memory
-// policy, the CPU affinity, warnings (but the widening warning, printed on
-// its own), each variable set, each variable kept, the command. `would`
-// words them as a dry run ("affix: would exec: ...").
+// The lines -v and --dry-run print (each starting "affix: "): the
+// interleave weights (with `read_back`, those the kernel has after run wrote
+// them), the memory policy, the CPU affinity, warnings (but the widening
+// warning, printed on its own), each variable set, each variable kept, the
+// command. `would` words them as a dry run ("affix: would exec: ...").
 std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
-                                         bool would);
+                                         bool would, const InterleaveWeights* read_back = nullptr);
 
 // One argv word as a shell would need it written: bare when safe, else in
 // single quotes ('it'\''s').

@@ -38,10 +38,16 @@ bool numbers_only(const Location& location) {
 
 }  // namespace
 
+bool needs_tiers(const PlacementRequest& request) {
+  if (!request.mem) return false;
+  return request.mem->policy == MemPolicy::Weighted || (request.mem->nodes && request.mem->nodes->needs_tiers());
+}
+
 ReadScope scope_for(const PlacementRequest& request, const RequestLocations& locations) {
-  if (is_plain_cpulist(request, locations)) return ReadScope{false, false, false};
+  if (is_plain_cpulist(request, locations)) return ReadScope{false, false, false, true, false};
   ReadScope scope;
   scope.memory = request.mem.has_value();
+  scope.tiers = needs_tiers(request);
   scope.caches = request.count || request.slice || !numbers_only(locations.where) ||
                  (locations.exclude && !numbers_only(*locations.exclude));
   return scope;

@@ -18,13 +18,20 @@ namespace affix {
 //   --count, --order scatter, --slice, --mem);
 // - caches only where a step could index by the order of units or name
 //   llc/die/core (a later step, a die/llc/core level, --count, --slice);
-// - memory sizes and distances only with --mem.
+// - memory sizes and distances only with --mem;
+// - memory tiers, kinds, HMAT figures and interleave weights only where
+//   --mem needs them (needs_tiers).
 // `locations` are the request's own, parsed (parse_locations).
 ReadScope scope_for(const PlacementRequest& request, const RequestLocations& locations);
 
 // The same for a request not yet parsed; where its WHERE or --exclude does
 // not parse, everything (the resolver then throws the parser's error).
 ReadScope scope_for(const PlacementRequest& request);
+
+// Whether --mem needs the memory tiers, kinds, HMAT figures and weights:
+// --mem weighted (its weights, and its default nodes by their HMAT
+// initiators), or a tier: or mem: term.
+bool needs_tiers(const PlacementRequest& request);
 
 // Whether WHERE or --exclude has a kind: step: only then are the per-CPU
 // files that rank kinds read (ReadScope::kinds, cpu_kinds.hpp).

@@ -56,11 +56,8 @@ CpuSet default_mem_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Al
   return out;
 }
 
-CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const Allowed& allowed) {
-  auto parsed = parse_cpulist(text);
-  if (!parsed)
-    throw Error(ErrorKind::Spec, fmt::format("invalid memory nodes: {}", parsed.error.message));
-  parsed.value->for_each([&](unsigned node) {
+CpuSet explicit_mem_nodes(const Topology& topo, const CpuSet& nodes, const Allowed& allowed) {
+  nodes.for_each([&](unsigned node) {
     size_t i = 0;
     while (i < topo.nodes.size() && topo.nodes[i].node != node) ++i;
     if (i == topo.nodes.size())
@@ -76,7 +73,16 @@ CpuSet explicit_mem_nodes(const Topology& topo, std::string_view text, const All
                   fmt::format("memory node {} is not allowed (allowed: {}, from {})", node,
                               format_cpulist(allowed.mems), printable(allowed.mems_source)));
   });
-  return *parsed.value;
+  return nodes;
+}
+
+CpuSet weighted_default_nodes(const Topology& topo, const CpuSet& cpu_nodes, const Allowed& allowed) {
+  CpuSet out = default_mem_nodes(topo, cpu_nodes, allowed);
+  for (const NodeInfo& n : topo.nodes) {
+    if (!n.cpus.empty() || !n.has_memory() || !mem_allowed(allowed, n.node) || n.kind == MemKind::Gpu) continue;
+    if (n.hmat.initiators.intersects(cpu_nodes)) out.set(n.node);
+  }
+  return out;
 }
 
 

@@ -57,9 +57,22 @@ void add_warnings(Placement& p, const PlacementRequest& req, const Topology& top
     warn_spread(p, topo.sockets, p.sockets, "sockets", "socket", allowed);
     warn_spread(p, topo.numa, p.nodes, "nodes", "node", allowed);
   }
-  if (p.mem_policy && *p.mem_policy != MemPolicy::Local && !(p.mem_nodes == p.nodes))
+  // Weighted interleave is for nodes without CPUs (CXL, HBM) beside the
+  // CPUs' own: only the nodes with CPUs are compared.
+  CpuSet compared = p.mem_nodes;
+  if (p.mem_policy == MemPolicy::Weighted)
+    for (const NodeInfo& n : topo.nodes)
+      if (n.cpus.empty()) compared.reset(n.node);
+  if (p.mem_policy && *p.mem_policy != MemPolicy::Local && !(compared == p.nodes))
     p.warnings.push_back(fmt::format("memory nodes {} differ from the CPUs' nodes {}",
                                      list_or_none(p.mem_nodes), list_or_none(p.nodes)));
+  CpuSet gpu;
+  for (const NodeInfo& n : topo.nodes)
+    if (n.kind == MemKind::Gpu && p.mem_nodes.test(n.node)) gpu.set(n.node);
+  if (!gpu.empty() && !(gpu == p.mem_nodes))  // a mix: a share of every allocation goes there
+    p.warnings.push_back(fmt::format("node{} {} {} GPU memory: the pages the policy puts there are across the bus "
+                                     "from the CPUs",
+                                     gpu.count() == 1 ? "" : "s", format_cpulist(gpu), gpu.count() == 1 ? "is" : "are"));
   CpuSet isolated = p.cpus & topo.isolated;
   if (!isolated.empty())
     p.warnings.push_back(fmt::format(
@@ -88,16 +101,27 @@ Error cpuless_nodes_error(const CpuSet& nodes, const Topology& topo) {
                       : std::string());
 }
 
-void resolve_memory(Placement& p, const MemRequest& mem, const Topology& topo,
+void resolve_memory(Placement& p, const PlacementRequest& request, const Topology& topo,
                     const Allowed& allowed) {
+  const MemRequest& mem = *request.mem;
   p.mem_policy = mem.policy;
   if (mem.policy == MemPolicy::Local) {
     if (mem.nodes)
-      throw Error(ErrorKind::Usage, fmt::format("--mem local:{}: local takes no nodes", *mem.nodes));
+      throw Error(ErrorKind::Usage, fmt::format("--mem local:{}: local takes no nodes", mem.nodes->text));
     return;
   }
-  p.mem_nodes = mem.nodes ? explicit_mem_nodes(topo, *mem.nodes, allowed)
-                          : default_mem_nodes(topo, p.nodes, allowed);
+  if (mem.nodes) {
+    MemSelection selected = resolve_mem_selector(*mem.nodes, topo, allowed);
+    p.mem_nodes = selected.nodes;
+    if (!mem.nodes->only_lists()) p.mem_terms = std::move(selected.terms);
+  } else {
+    p.mem_nodes = mem.policy == MemPolicy::Weighted ? weighted_default_nodes(topo, p.nodes, allowed)
+                                                    : default_mem_nodes(topo, p.nodes, allowed);
+  }
+  if (mem.policy == MemPolicy::Weighted) {
+    p.weights = plan_weights(request.weights, p.mem_nodes, topo);
+    for (const std::string& w : p.weights->warnings) p.warnings.push_back(w);
+  }
 }
 
 }  // namespace
@@ -189,7 +213,7 @@ Placement resolve(const PlacementRequest& request, const RequestLocations& locat
     if (c.node >= 0) p.nodes.set(static_cast<unsigned>(c.node));
   });
 
-  if (request.mem) resolve_memory(p, *request.mem, topo, allowed);
+  if (request.mem) resolve_memory(p, request, topo, allowed);
   add_warnings(p, request, topo, allowed);
   if (allowed.inherited) {
     CpuSet self = *allowed.inherited & allowed.cpus;

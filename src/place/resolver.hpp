@@ -11,8 +11,10 @@
 #include "cpuset.hpp"
 #include "devices.hpp"
 #include "location.hpp"
+#include "mem_select.hpp"
 #include "os.hpp"
 #include "topology.hpp"
+#include "weights.hpp"
 
 namespace affix {
 
@@ -26,7 +28,7 @@ struct SliceRequest {
 
 struct MemRequest {
   MemPolicy policy = MemPolicy::Bind;
-  std::optional<std::string> nodes;  // cpulist text after ':'; nullopt = default nodes
+  std::optional<MemSelector> nodes;  // after ':' (mem_select.hpp); nullopt = default nodes
 };
 
 struct PlacementRequest {
@@ -37,6 +39,7 @@ struct PlacementRequest {
   Order order = Order::Compact;
   std::optional<SliceRequest> slice;
   std::optional<MemRequest> mem;
+  std::optional<WeightsRequest> weights;  // --weights (with --mem weighted)
 };
 
 struct Dropped {
@@ -51,6 +54,10 @@ struct Placement {
   CpuSet nodes;                    // node numbers of the selected CPUs
   std::optional<MemPolicy> mem_policy;
   CpuSet mem_nodes;                // empty for local / no policy
+  // What each term of a --mem selector with a tier: or mem: term gave
+  // ("tier:22" -> 2), for explain; empty for node lists and defaults.
+  std::vector<std::pair<std::string, CpuSet>> mem_terms;
+  std::optional<WeightPlan> weights;  // --mem weighted: its weights (weights.hpp)
   std::vector<Dropped> dropped;
   std::vector<std::string> warnings;
   // Where the CPUs lie outside the affinity affix was started on while that

@@ -65,6 +65,7 @@ std::string topo_json(const Topology& topo, const Allowed& allowed) {
     j.begin_array();
     for (unsigned d : n.distances) j.value(d);
     j.end_array();
+    write_node_memory_json(j, topo, n);
     j.end_object();
   }
   j.end_array();
@@ -84,6 +85,7 @@ std::string topo_json(const Topology& topo, const Allowed& allowed) {
     j.end_object();
   }
   j.end_array();
+  write_tiers_json(j, topo);
   write_allowed_json(j, allowed);
   j.field("online", format_cpulist(topo.online));
   j.field("isolated", format_cpulist(topo.isolated));

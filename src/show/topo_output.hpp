@@ -21,6 +21,16 @@ void write_allowed_json(JsonWriter& j, const Allowed& allowed);
 // -1 or a machine of one kind.
 std::string kind_word(const Topology& topo, int kind);
 
+// Memory that is not all alike (topo_memory.cpp): the "tiers" and
+// "weights" lines of the header ("" where the kernel shows none); the table
+// of each node's tier, kind and HMAT figures ("" where no node has any);
+// the JSON fields of a node (tier, kind, hmat, interleave_weight) and of
+// the machine (tiers, interleave_auto).
+std::string topo_memory_header(const Topology& topo);
+std::string topo_memory_table(const Topology& topo);
+void write_node_memory_json(JsonWriter& j, const Topology& topo, const NodeInfo& node);
+void write_tiers_json(JsonWriter& j, const Topology& topo);
+
 // "62.5 GiB", "512 MiB", "12 KiB"
 std::string format_kb(unsigned long long kb);
 

@@ -264,6 +264,7 @@ std::string topo_text(const Topology& topo, const Allowed& allowed) {
                            format_cpulist(topo.kinds[k]));
     out += fmt::format("kinds      {}\n", kinds);
   }
+  out += topo_memory_header(topo);
   out += "\n" + tree_text(topo, build_rows(topo));
   // Nodes the tree does not show: no online CPU (memory-only, or offline).
   for (auto& n : topo.nodes) {
@@ -271,6 +272,7 @@ std::string topo_text(const Topology& topo, const Allowed& allowed) {
     std::string mem = node_memory(topo, n.node, true);
     out += fmt::format("{:<28} no CPUs{}\n", fmt::format("node {}", n.node), mem.empty() ? "" : "  mem " + mem);
   }
+  out += topo_memory_table(topo);
   out += devices_text(topo);
   out += distance_text(topo);
   return out;

@@ -16,6 +16,7 @@
 
 #include "cpu_kinds.hpp"
 #include "error.hpp"
+#include "memory_tiers.hpp"
 #include "topology_order.hpp"
 #include "topology_quirks.hpp"
 #include "topology_read.hpp"
@@ -208,6 +209,7 @@ Topology read_topology(const SysRoot& root, ReadScope scope) {
                     core_sets, socket_number};
   order_units(topo, groups);
   topo.warnings = raw.warnings.take();
+  if (scope.tiers && scope.memory) read_memory_tiering(root, topo);
   if (scope.kinds) {
     topo.kinds = read_cpu_kinds(root, topo.online);
     topo.hybrid = topo.kinds.size() > 1;

@@ -14,6 +14,7 @@
 
 #include "cpuset.hpp"
 #include "device_info.hpp"
+#include "interleave_weights.hpp"
 #include "os.hpp"
 #include "sysroot.hpp"
 
@@ -40,12 +41,43 @@ struct CpuInfo {
   int kind = -1;              // index into Topology::kinds (0: most performant); -1: none
 };
 
+// What kind of memory a node holds, as hwloc names it (memory_kinds.hpp):
+// "DRAM", "HBM", "GPUMemory", "SPM" (specific-purpose memory of no known
+// kind), "NVM", "CXL-DRAM", "CXL-NVM"; Unknown where the machine does not say.
+enum class MemKind { Unknown, Dram, Hbm, Gpu, Spm, Nvm, CxlDram, CxlNvm };
+const char* mem_kind_name(MemKind kind);  // "DRAM", ...; "unknown"
+
+// A node's HMAT figures as the kernel shows them
+// (nodeN/accessZ/initiators/{read,write}_{bandwidth,latency}): the access
+// from its nearest CPUs (access1), else from its nearest initiators of any
+// kind (access0); each figure nullopt where not shown (hmat.hpp).
+struct NodeHmat {
+  int access = -1;  // 1 or 0: the class read; -1: none
+  std::optional<unsigned long long> read_bandwidth, write_bandwidth;  // MB/s
+  std::optional<unsigned long long> read_latency, write_latency;      // ns
+  CpuSet initiators;  // the nodes the figures are for (the class's initiators/nodeX)
+  bool any() const { return read_bandwidth || write_bandwidth || read_latency || write_latency; }
+};
+
+// One of the kernel's memory tiers (/sys/devices/virtual/memory_tiering/
+// memory_tierN/nodelist): its number N and its nodes. A lower number is
+// faster memory.
+struct MemoryTier {
+  unsigned id = 0;
+  CpuSet nodes;
+};
+
 struct NodeInfo {
   unsigned node = 0;
   CpuSet cpus;
   std::optional<unsigned long long> memory_total_kb;  // nullopt where unknown
   std::optional<unsigned long long> memory_free_kb;
   std::vector<unsigned> distances;  // indexed like Topology::nodes (same order); empty where unknown
+  // ReadScope::tiers (memory_tiers.hpp): its tier (nullopt where in none),
+  // its kind, its HMAT figures.
+  std::optional<unsigned> tier{};
+  MemKind kind = MemKind::Unknown;
+  NodeHmat hmat{};
   // False only where the node's size is known to be 0: a node whose size is
   // unknown (not read, or left out) may have memory, and the kernel decides.
   bool has_memory() const { return memory_total_kb.value_or(1) > 0; }
@@ -97,6 +129,11 @@ struct Topology {
   // place/near.hpp): read_topology reads none, a launch reads only those
   // (devices.hpp).
   std::vector<Device> devices;
+  // ReadScope::tiers: the kernel's memory tiers (ascending number; none
+  // where it lists none) and its interleave weights.
+  bool tiers_read = false;
+  std::vector<MemoryTier> tiers;
+  InterleaveWeights interleave;
 
   // Units in the order of units, per level (Cpu: every online known CPU, in
   // topology order).
@@ -115,12 +152,14 @@ struct Topology {
 // online CPU is known, its own only thread, with no socket, node, die, llc
 // or core, and isolated and hybrid CPUs are not read; without caches there
 // are no llc units and the order of units ignores them; without memory,
-// nodes have no memory sizes and no distances.
+// nodes have no memory sizes and no distances; without tiers, no node's
+// tier, memory kind or HMAT figures and no interleave weights.
 struct ReadScope {
   bool tree = true;  // packages, dies, cores, caches, isolated and hybrid CPUs
   bool caches = true;
   bool memory = true;
   bool kinds = true;  // CPU kinds: per-CPU cpufreq and capacity files
+  bool tiers = true;  // memory tiers, memory kinds, HMAT, interleave weights
 };
 
 // Reads the topology under `root`. Throws Error(Runtime) naming the file and

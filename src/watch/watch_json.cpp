@@ -45,6 +45,24 @@ void thread(JsonWriter& j, const ThreadReport& t) {
   j.end_object();
 }
 
+// "weighted": {"nodes": "0,2", "pages": {"0": 3072, "2": 1024}, "weights":
+// {"0": 3, "2": 1}} (a weight 0: the kernel has none), or null.
+void weighted(JsonWriter& j, const std::optional<WeightedShare>& w) {
+  j.key("weighted");
+  if (!w) {
+    j.null();
+    return;
+  }
+  j.begin_object();
+  j.field("nodes", format_cpulist(w->nodes));
+  node_counts_field(j, "pages", std::optional<NodePages>(w->pages));
+  j.key("weights");
+  j.begin_object();
+  for (const auto& [node, weight] : w->weights) j.field(std::to_string(node), weight);
+  j.end_object();
+  j.end_object();
+}
+
 void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   j.begin_object();
   j.field("pid", p.pid);
@@ -57,6 +75,7 @@ void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   node_counts_field(j, "anon_pages", p.anon_pages);
   node_counts_field(j, "file_pages", p.file_pages);
   j.field("remote_pages", p.remote_pages);
+  weighted(j, p.weighted);
   j.field("exact", p.exact);
   j.field("exited", p.exited);
   if (summary) j.field("seconds", p.seconds);

@@ -32,4 +32,18 @@ std::optional<uint64_t> remote_pages(const std::optional<NodePages>& pages, cons
   return remote;
 }
 
+std::optional<WeightedShare> weighted_share(const NumaUsage& usage, const InterleaveWeights& weights) {
+  if (usage.weighted_policy.empty()) return std::nullopt;
+  auto nodes = policy_nodes(usage.weighted_policy);
+  if (!nodes) return std::nullopt;
+  WeightedShare out;
+  out.nodes = *nodes;
+  out.pages = usage.weighted;
+  nodes->for_each([&](unsigned n) {
+    auto it = weights.weights.find(n);
+    out.weights[n] = it == weights.weights.end() ? 0 : it->second;
+  });
+  return out;
+}
+
 }  // namespace affix

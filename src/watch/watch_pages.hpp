@@ -17,6 +17,7 @@
 #include "proc.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
+#include "watch_report.hpp"
 
 namespace affix {
 
@@ -39,5 +40,10 @@ private:
 // `cpus_ran` belongs to; nullopt where the pages or the CPUs are not known.
 std::optional<uint64_t> remote_pages(const std::optional<NodePages>& pages, const CpuSet& cpus_ran,
                                      const Topology& topo);
+
+// The weighted interleave of a process (NumaUsage::weighted) against the
+// weights the kernel has; nullopt where no mapping is under it (or its
+// nodes cannot be read).
+std::optional<WeightedShare> weighted_share(const NumaUsage& usage, const InterleaveWeights& weights);
 
 }  // namespace affix

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,15 @@ struct ThreadReport {
   bool exited = false;  // exited during the interval (reported up to its exit)
 };
 
+// A process under weighted interleave: the policy's nodes, the anonymous
+// pages of its mappings under it per node (numa_maps), and each node's
+// weight as the kernel has it at the sample (0 where it has none).
+struct WeightedShare {
+  CpuSet nodes;
+  NodePages pages;
+  std::map<unsigned, unsigned> weights;
+};
+
 struct ProcessReport {
   pid_t pid = 0;
   std::string comm;
@@ -71,6 +81,7 @@ struct ProcessReport {
   std::optional<NodePages> pages;       // numa_maps; nullopt where it cannot be read
   std::optional<NodePages> anon_pages, file_pages;  // the same split (NumaUsage)
   std::optional<uint64_t> remote_pages; // anonymous pages on nodes none of cpus_ran is on
+  std::optional<WeightedShare> weighted;  // nullopt where no mapping is under weighted interleave
   bool exact = false;
   bool exited = false;
   double seconds = 0;    // summary: how long it was watched

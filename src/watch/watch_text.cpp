@@ -83,9 +83,53 @@ std::string pages_text(const ProcessReport& p) {
   return fmt::format("anon {}{}; file {}", format_node_counts(*p.anon_pages, true), remote_text(p), format_node_counts(*p.file_pages, true));
 }
 
+// `text` after `indent`, broken between words into lines of at most
+// k_line_width columns.
+std::string indented(const char* indent, std::string rest) {
+  std::string out;
+  while (std::strlen(indent) + rest.size() > k_line_width) {
+    size_t cut = rest.rfind(' ', k_line_width - std::strlen(indent));
+    if (cut == std::string::npos || cut == 0) break;
+    out += indent + rest.substr(0, cut) + "\n";
+    rest = rest.substr(cut + 1);
+  }
+  return out + indent + rest + "\n";
+}
+
+// "weighted 0:3 2:1 = 75.0% 25.0%; pages 0:3072 2:1024 = 75.0% 25.0%": the
+// weights the kernel has now ("?" where it has none) and each node's share
+// of them, against the pages under weighted interleave and each node's share
+// of them.
+std::string weighted_text(const WeightedShare& w) {
+  unsigned long long pages = 0, weights = 0;
+  auto pages_of = [&](unsigned n) {
+    auto it = w.pages.find(n);
+    return it == w.pages.end() ? 0ull : it->second;
+  };
+  auto weight_of = [&](unsigned n) { return w.weights.count(n) ? w.weights.at(n) : 0u; };
+  w.nodes.for_each([&](unsigned n) {
+    pages += pages_of(n);
+    weights += weight_of(n);
+  });
+  auto share = [](unsigned long long part, unsigned long long whole) {
+    return whole ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole))
+                 : std::string("-");
+  };
+  std::string weight_part, weight_shares, page_part, page_shares;
+  w.nodes.for_each([&](unsigned n) {
+    unsigned weight = weight_of(n);
+    weight_part += weight ? fmt::format(" {}:{}", n, weight) : fmt::format(" {}:?", n);
+    weight_shares += " " + (weight ? share(weight, weights) : std::string("?"));
+    page_part += fmt::format(" {}:{}", n, pages_of(n));
+    page_shares += " " + share(pages_of(n), pages);
+  });
+  return fmt::format("weighted{} ={}; pages{} ={}", weight_part, weight_shares, page_part, page_shares);
+}
+
 // The line under a process's row; where it would not fit in k_line_width
 // columns, the pages go on a line of their own (and that one, where still
-// too long, breaks between words).
+// too long, breaks between words); under weighted interleave, a line for
+// its pages against its weights.
 std::string detail(const ProcessReport& p, const LevelMap& levels) {
   std::string where = p.cpus_ran.empty() ? "-" : levels.describe(p.cpus_ran);
   if (!where.empty() && where[0] >= '0' && where[0] <= '9') where = (p.cpus_ran.count() == 1 ? "CPU " : "CPUs ") + where;
@@ -93,17 +137,10 @@ std::string detail(const ProcessReport& p, const LevelMap& levels) {
   std::string ran = fmt::format("{} thread{}{}, ran on {};", p.threads, p.threads == 1 ? "" : "s",
                                 unread_text(p.threads_unread), where);
   std::string pages = pages_text(p) + (p.exited ? "; exited" : "");
+  std::string weighted = p.weighted ? indented(indent, weighted_text(*p.weighted)) : std::string();
   std::string line = fmt::format("{}{} {}", indent, ran, pages);
-  if (line.size() <= k_line_width) return line + "\n";
-  std::string out = indent + ran + "\n";
-  std::string rest = pages;
-  while (std::strlen(indent) + rest.size() > k_line_width) {  // many nodes: break between words
-    size_t cut = rest.rfind(' ', k_line_width - std::strlen(indent));
-    if (cut == std::string::npos || cut == 0) break;
-    out += indent + rest.substr(0, cut) + "\n";
-    rest = rest.substr(cut + 1);
-  }
-  return out + indent + rest + "\n";
+  if (line.size() <= k_line_width) return line + "\n" + weighted;
+  return indent + ran + "\n" + indented(indent, pages) + weighted;
 }
 
 // A name in its 15 columns, cut where longer (the full name is in --json).
@@ -173,8 +210,17 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
                      detail(*p, levels));
     }
   }
-  size_t lines_per_row = header.threads ? 1 : 2;
-  size_t shown = max_rows == 0 ? rows.size() : std::min(rows.size(), std::max<size_t>(1, max_rows / lines_per_row));
+  // Rows while their lines fit in max_rows (a process's row is 2 lines, 3
+  // under weighted interleave; at least one row).
+  size_t shown = rows.size();
+  if (max_rows != 0) {
+    size_t lines = 0;
+    for (shown = 0; shown < rows.size(); ++shown) {
+      size_t n = static_cast<size_t>(std::count(rows[shown].begin(), rows[shown].end(), '\n'));
+      if (shown > 0 && lines + n > max_rows) break;
+      lines += n;
+    }
+  }
   for (size_t i = 0; i < shown; ++i) out += rows[i];
   if (shown < rows.size()) out += fmt::format("({} more rows)\n", rows.size() - shown);
   return out;

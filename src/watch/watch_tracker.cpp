@@ -291,6 +291,7 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
     r.pages = usage->pages;
     r.anon_pages = usage->anon;
     r.file_pages = usage->file;
+    if (!usage->weighted_policy.empty()) r.weighted = weighted_share(*usage, weights_now());
   }
   r.remote_pages = remote_pages(r.anon_pages, r.cpus_ran, m_topo);
   ProcessReport& t = p.total;
@@ -303,11 +304,20 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
     t.file_pages = r.file_pages;
   }
   if (r.remote_pages) t.remote_pages = r.remote_pages;
+  if (r.weighted) t.weighted = r.weighted;
   t.exact = t.exact && r.exact;
   t.exited = r.exited;
   t.threads = p.threads_seen;
   t.threads_unread = static_cast<unsigned>(p.unread.size());
   t.seconds = m_time - p.since;
+}
+
+const InterleaveWeights& WatchTracker::weights_now() {
+  if (m_weights_time != m_time) {
+    m_weights = read_interleave_weights(m_root);
+    m_weights_time = m_time;
+  }
+  return m_weights;
 }
 
 WatchSummary WatchTracker::summary(double duration) const {

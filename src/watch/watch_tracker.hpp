@@ -57,6 +57,9 @@ private:
   void update_process(Process& p, ProcessReport& report);
   void add_threads(Process& p, const std::vector<pid_t>& tids, ProcessReport& report);
   void finish_report(Process& p, ProcessReport& report);
+  // The kernel's interleave weights, read at most once a sample and only
+  // where a process is under weighted interleave.
+  const InterleaveWeights& weights_now();
 
   SysRoot m_root;
   Topology m_topo;
@@ -69,6 +72,8 @@ private:
   std::map<pid_t, std::unique_ptr<Process>> m_live;   // watched now
   std::vector<std::unique_ptr<Process>> m_ended;      // exited and reported, kept for the summary
   size_t m_unlisted = 0;  // exited and reported beyond the summary's limit
+  InterleaveWeights m_weights;
+  double m_weights_time = -1;
 };
 
 }  // namespace affix

@@ -95,7 +95,13 @@ expect_exact "affix explain --r" --root
 expect_exact "affix topo -" --json --root -h --help
 expect_exact "affix watch -" -i --interval -c --count --threads --json -h --help
 # 3. Option values.
-expect_exact "affix --mem " bind preferred interleave local
+expect_exact "affix --mem " bind preferred interleave weighted local
+# After POLICY: nodes, the kernel's tiers and the memory kinds, also after '+'.
+tiered=$(mktemp -d); trap 'rm -rf "$tiered"' EXIT
+mkdir -p "$tiered"/sys/devices/system/{cpu/cpu0,node/node0,node/node2} "$tiered"/sys/devices/virtual/memory_tiering/memory_tier{4,16}
+AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix --mem weighted:" 0 2 tier:4 tier:16 mem:hbm mem:dram mem:cxl mem:nvm mem:gpu
+AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix --mem bind:0+t" 0+tier:4 0+tier:16
+AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix explain 0 --weights " auto 0= 2=
 expect_exact "affix --mem i" interleave
 expect_exact "affix explain 0 --order " compact scatter
 expect_exact "affix run --order=s" scatter

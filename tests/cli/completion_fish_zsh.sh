@@ -31,7 +31,7 @@ fish_complete() {
 check "fish commands" "$(fish_complete 'affix e')" "explain "
 check "fish --order values" "$(fish_complete 'affix explain 0 --order ')" "compact scatter "
 check "fish --as values" "$(fish_complete 'affix explain 0 --as ')" "docker nginx numactl systemd taskset "
-check "fish --mem values" "$(fish_complete 'affix --mem ')" "bind interleave local preferred "
+check "fish --mem values" "$(fish_complete 'affix --mem ')" "bind interleave local preferred weighted "
 check "fish show options" "$(fish_complete 'affix show --')" "--help --irq --json --pinned --root --tree "
 check "fish pin options" "$(fish_complete 'affix pin 0 --s')" "--slice --spread "
 check "fish run options after WHERE" "$(fish_complete 'affix 0 --dr')" "--dry-run "
@@ -44,6 +44,11 @@ check "fish sparse node numbers via --root" \
 check "fish cores of a socket" \
     "$(AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t fish_complete 'affix socket:1.core:')" \
     "socket:1.core:0 socket:1.core:1 socket:1.core:all "
+tiered=$(mktemp -d); trap 'rm -rf "$tiered"' EXIT
+mkdir -p "$tiered"/sys/devices/system/{cpu/cpu0,node/node0,node/node2} "$tiered"/sys/devices/virtual/memory_tiering/memory_tier{4,16}
+check "fish --mem nodes, tiers and kinds" "$(AFFIX_COMPLETION_ROOT=$tiered fish_complete 'affix --mem weighted:0+')" \
+    "weighted:0+0 weighted:0+2 weighted:0+mem:cxl weighted:0+mem:dram weighted:0+mem:gpu weighted:0+mem:hbm weighted:0+mem:nvm weighted:0+tier:16 weighted:0+tier:4 "
+check "fish --weights" "$(AFFIX_COMPLETION_ROOT=$tiered fish_complete 'affix explain 0 --weights ')" "0= 2= auto "
 check "fish this machine's CPUs" "$(fish_complete 'affix cpu:')" \
     "$(printf 'cpu:%s\n' all $(seq 0 $(($(getconf _NPROCESSORS_ONLN) - 1))) | sort | tr '\n' ' ')"
 sleep 300 &

@@ -28,7 +28,7 @@ check "affix " run pin show topo explain watch all self socket: node: die: llc: 
 check "affix ex" explain
 check "affix show --" --json --tree --pinned --irq --root --help
 check "affix pin 0 --s" --slice --spread
-check "affix --mem " bind preferred interleave local
+check "affix --mem " bind preferred interleave weighted local
 check "affix explain 0 --order " compact scatter
 check "affix explain 0 --as " systemd nginx docker taskset numactl
 check "affix --order=s" --order=scatter

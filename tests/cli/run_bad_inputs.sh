@@ -135,7 +135,7 @@ $run_hint"
 run --no-smt=1 all "affix: error: option '--no-smt' takes no value
 $run_hint"
 run --mem local:0 all "affix: error: invalid --mem 'local:0': 'local' takes no nodes"
-run --mem fast all "affix: error: invalid --mem 'fast': unknown policy 'fast' (expected bind, preferred, interleave or local)"
+run --mem fast all "affix: error: invalid --mem 'fast': unknown policy 'fast' (expected bind, preferred, interleave, weighted or local)"
 run -m bind:0x all "affix: error: invalid --mem 'bind:0x': bad node list: unexpected 'x' at offset 1"
 run -n x all "affix: error: invalid --count 'x': expected a whole number from 1 to 1048576"
 run --order random all "affix: error: invalid --order 'random': expected compact or scatter"
@@ -186,7 +186,7 @@ foreign -l "numactl's -l is 'affix all --mem local'"
 foreign -c 0 "taskset's -c 0 is 'affix 0'"
 foreign -p 0x1 1234 "taskset's -p 0x1 1234 is 'affix pin 0 1234'"
 foreign -pc 0 1234 "taskset's -pc 0 1234 is 'affix pin 0 1234'"
-run -m 0 all "affix: error: invalid --mem '0': unknown policy '0' (expected bind, preferred, interleave or local)
+run -m 0 all "affix: error: invalid --mem '0': unknown policy '0' (expected bind, preferred, interleave, weighted or local)
 affix: hint: numactl's -m 0 is '--mem bind:0'"
 
 echo "$rows rows"

@@ -26,6 +26,7 @@ namespace affix::test {
 
 class FakeOs : public AffinityOs,
                public MemPolicyOs,
+               public WeightsOs,
                public PagesOs,
                public TaskOs,
                public Clock,
@@ -52,7 +53,9 @@ public:
   };
 
   // --- What happened, in order. `calls` names every call ("set_affinity",
-  // "get_affinity", "set_mempolicy", "has_preferred_many", "mems_allowed",
+  // "get_affinity", "set_mempolicy", "has_preferred_many",
+  // "has_weighted_interleave", "check_weight_file", "write_weight_file",
+  // "read_weights", "mems_allowed",
   // "migrate_pages", "move_pages", "list_threads", "thread_count",
   // "list_processes", "pidfd_open", "pidfd_alive", "close_fd", "start_time",
   // "now_ms", "sleep_ms", "follow_threads", "exec", "set_env"); the typed vectors hold the
@@ -98,6 +101,14 @@ public:
   // The memory nodes affix may use (mems_allowed; empty: unknown).
   CpuSet own_mems;
   bool preferred_many = true;  // has_preferred_many
+  bool weighted_interleave = true;  // has_weighted_interleave
+  // The kernel's interleave weights: write_weight_file("nodeN") sets
+  // weights.weights[N] (as the kernel does, and turns the auto mode off where
+  // there is one); write_weight_file(auto_file) sets auto_mode and, turned
+  // on, every weight to `auto_weights`'s. read_weights returns it.
+  InterleaveWeights weights;
+  std::map<unsigned, unsigned> auto_weights;
+  std::vector<std::pair<std::string, std::string>> weight_writes;  // file, text
   // The monotonic clock: every call of now_ms advances it by 1 ms, sleeps by theirs.
   uint64_t clock_ms = 0;
   // The environment as set_env leaves it.
@@ -107,6 +118,12 @@ public:
   std::map<pid_t, int> set_affinity_errors;  // per tid
   std::map<pid_t, int> get_affinity_errors;  // per tid
   int set_mempolicy_error = 0;
+  std::map<std::string, int> check_weight_errors;  // per file
+  // The k-th call of write_weight_file (0-based) fails with fail_write_errno.
+  int fail_write_at = -1;
+  int fail_write_errno = EIO;
+  // Weights the kernel keeps instead of what is written (read back), per node.
+  std::map<unsigned, unsigned> kept_weights;
   int migrate_error = 0;
   std::map<pid_t, int> migrate_errors;     // per pid (migrate_pages and move_pages)
   long migrate_not_moved = 0;
@@ -182,6 +199,39 @@ public:
   bool has_preferred_many() override {
     calls.emplace_back("has_preferred_many");
     return preferred_many;
+  }
+
+  bool has_weighted_interleave() override {
+    calls.emplace_back("has_weighted_interleave");
+    return weighted_interleave;
+  }
+
+  int check_weight_file(const std::string& name) override {
+    calls.emplace_back("check_weight_file");
+    auto it = check_weight_errors.find(name);
+    return it == check_weight_errors.end() ? 0 : it->second;
+  }
+
+  int write_weight_file(const std::string& name, const std::string& text) override {
+    calls.emplace_back("write_weight_file");
+    if (static_cast<int>(m_weight_write_n++) == fail_write_at) return fail_write_errno;
+    weight_writes.emplace_back(name, text);
+    std::string value = text.substr(0, text.find('\n'));
+    if (name == weights.auto_file) {
+      weights.auto_mode = value == "true";
+      if (value == "true") weights.weights = auto_weights;
+      return 0;
+    }
+    unsigned node = static_cast<unsigned>(std::stoul(name.substr(4)));
+    auto kept = kept_weights.find(node);
+    weights.weights[node] = kept != kept_weights.end() ? kept->second : static_cast<unsigned>(std::stoul(value));
+    if (weights.auto_mode) weights.auto_mode = false;
+    return 0;
+  }
+
+  InterleaveWeights read_weights() override {
+    calls.emplace_back("read_weights");
+    return weights;
   }
 
   int mems_allowed(CpuSet& out) override {
@@ -379,6 +429,7 @@ public:
   }
 
 private:
+  unsigned m_weight_write_n = 0;
   unsigned m_set_affinity_n = 0;
   unsigned m_get_affinity_n = 0;
   unsigned m_list_threads_n = 0;

@@ -48,8 +48,13 @@ node_pages() {
   awk -v a="$2" '$1 == a { s = ""; for (i = 2; i <= NF; i++) if ($i ~ /^N[0-9]+=/) s = s (s == "" ? "" : " ") $i; print s }' \
     "/proc/$1/numa_maps"
 }
-# map_policy PID ADDR: the policy field of that numa_maps line ("bind:1").
-map_policy() { awk -v a="$2" '$1 == a { print $2 }' "/proc/$1/numa_maps"; }
+# map_policy PID ADDR: the policy field of that numa_maps line ("bind:1"),
+# with the two modes the kernel spells in two words ("weighted
+# interleave:0,2", "prefer (many):0-1").
+map_policy() {
+  awk -v a="$2" '$1 == a { p = $2; if ($2 == "weighted" || ($2 == "prefer" && $3 ~ /^\(many\)/)) p = p " " $3; print p }' \
+    "/proc/$1/numa_maps"
+}
 # total_pages PID: pages per node over all of numa_maps, "N0=.. N1=.." (nodes with pages).
 total_pages() {
   awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^N[0-9]+=/) { split(substr($i, 2), kv, "="); t[kv[1]] += kv[2] } }

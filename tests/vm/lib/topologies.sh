@@ -4,15 +4,19 @@
 #   T_NODE_CPUS[i]                cpulist of NUMA node i ("" = no CPUs)
 #   T_NODE_MEM[i]                 memory of node i in MiB (0 = memoryless)
 #   T_DIST[i]                     row i of the distance matrix, "10 20 ..."
+#   T_NODE_INIT[i]                initiator of CPU-less node i (HMAT: whose CPUs it serves)
+#   T_MACHINE                     more -M options ("hmat=on")
+#   T_HMAT                        -numa hmat-lb / hmat-cache values (array), e.g.
+#                                 "hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=read-bandwidth,bandwidth=10000M"
 # QEMU numbers CPU n as thread n%T of core (n/T)%C of socket n/(C*T).
 # Every matrix is given in full: what the guest kernel must report.
 
 # shellcheck disable=SC2034  # (used by the scripts that source this file)
-VM_TOPOLOGIES="2s2c2t-2n 2s4c2t-4n 4s2c1t-4n-asym 2s2c2t-3n-cpuless 2s2c2t-3n-memless 2s2c2t-2n-pci"
+VM_TOPOLOGIES="2s2c2t-2n 2s4c2t-4n 4s2c1t-4n-asym 2s2c2t-3n-cpuless 2s2c2t-3n-memless 2s2c2t-2n-pci 2s2c2t-3n-hmat"
 
 #   T_PCI                         1: PCI devices on the nodes (see vm_topology_qemu_args)
 vm_topology() {
-  T_NODE_CPUS=() T_NODE_MEM=() T_DIST=() T_PCI=0
+  T_NODE_CPUS=() T_NODE_MEM=() T_DIST=() T_PCI=0 T_NODE_INIT=() T_MACHINE="" T_HMAT=()
   case $1 in
     2s2c2t-2n)  # two sockets, one node each, SMT pairs 0-1 2-3 4-5 6-7
       T_SOCKETS=2 T_CORES=2 T_THREADS=2
@@ -38,6 +42,28 @@ vm_topology() {
       T_SOCKETS=2 T_CORES=2 T_THREADS=2
       T_NODE_CPUS=(0-3 4-7) T_NODE_MEM=(384 384)
       T_DIST=("10 20" "20 10") T_PCI=1;;
+    2s2c2t-3n-hmat)  # 2s2c2t-3n-cpuless with ACPI HMAT: node 2 a slower memory expander (CXL) on node 0
+      T_SOCKETS=2 T_CORES=2 T_THREADS=2
+      T_NODE_CPUS=(0-3 4-7 "") T_NODE_MEM=(256 256 256) T_NODE_INIT=("" "" 0)
+      T_DIST=("10 20 30" "20 10 30" "30 30 10") T_MACHINE="hmat=on"
+      # Each node from its nearest CPUs: DRAM 12000 MB/s and 100 ns; node 2
+      # from node 0's CPUs reads at 10000 MB/s and writes at 8000, in 250 ns
+      # and 300 ns (the kernel weighs the smaller bandwidth: 12000, 12000 and
+      # 8000 weigh 3:3:2). Every entry gives read and write apart: an
+      # "access" entry beside them reads as 0 (not given) in the kernel.
+      local i t
+      for i in 0 1; do
+        for t in "read-latency,latency=100" "write-latency,latency=100" "read-bandwidth,bandwidth=12000M" \
+                 "write-bandwidth,bandwidth=12000M"; do
+          T_HMAT+=("hmat-lb,initiator=$i,target=$i,hierarchy=memory,data-type=$t")
+        done
+      done
+      for t in "read-latency,latency=250" "write-latency,latency=300" "read-bandwidth,bandwidth=10000M" \
+               "write-bandwidth,bandwidth=8000M"; do
+        T_HMAT+=("hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=$t")
+      done
+      # A memory-side cache in front of node 2, as a CXL expander may have.
+      T_HMAT+=("hmat-cache,node-id=2,size=16M,level=1,associativity=direct,policy=write-back,line=64");;
     *) return 1;;
   esac
   T_CPUS=$((T_SOCKETS * T_CORES * T_THREADS))
@@ -59,6 +85,7 @@ vm_topology_qemu_args() {
       arg+=",memdev=mem$i"
       T_MEM_TOTAL=$((T_MEM_TOTAL + T_NODE_MEM[i]))
     fi
+    [[ -n ${T_NODE_INIT[i]:-} ]] && arg+=",initiator=${T_NODE_INIT[i]}"
     T_QEMU+=(-numa "$arg")
   done
   for i in "${!T_DIST[@]}"; do
@@ -67,6 +94,8 @@ vm_topology_qemu_args() {
       ((i == j)) || T_QEMU+=(-numa "dist,src=$i,dst=$j,val=${row[j]}")
     done
   done
+  # HMAT (with T_MACHINE hmat=on): latencies, bandwidths, memory-side caches.
+  for arg in "${T_HMAT[@]}"; do T_QEMU+=(-numa "$arg"); done
   # With T_PCI: a PCI expander bridge on node 1 (bus 0x80) with two root
   # ports, an NVMe disk behind the first (0000:81:00.0) and a virtio NIC
   # behind the second (0000:82:00.0): the kernel gives both numa_node 1 and
@@ -92,7 +121,7 @@ vm_topology_env() {
   local i
   echo "VM_TOPOLOGY='$1'"
   echo "VM_SOCKETS=$T_SOCKETS VM_CORES=$T_CORES VM_THREADS=$T_THREADS VM_CPUS=$T_CPUS"
-  echo "VM_NODES=${#T_NODE_CPUS[@]} VM_PCI=$T_PCI"
+  echo "VM_NODES=${#T_NODE_CPUS[@]} VM_PCI=$T_PCI VM_HMAT=$((${#T_HMAT[@]} > 0))"
   for i in "${!T_NODE_CPUS[@]}"; do
     echo "VM_NODE${i}_CPUS='${T_NODE_CPUS[i]}' VM_NODE${i}_MEM=${T_NODE_MEM[i]} VM_NODE${i}_DIST='${T_DIST[i]}'"
   done
