@@ -97,6 +97,9 @@ struct Topology {
   // place/near.hpp): read_topology reads none, a launch reads only those
   // (devices.hpp).
   std::vector<Device> devices;
+  // The GPUs (gpus.hpp), read where --gpu or topo needs them
+  // (read_request_gpus, place/near.hpp; topo); empty otherwise.
+  std::vector<Gpu> gpus;
 
   // Units in the order of units, per level (Cpu: every online known CPU, in
   // topology order).
