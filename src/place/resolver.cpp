@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "error.hpp"
+#include "gpu_place.hpp"
 #include "location.hpp"
 #include "location_select.hpp"
 #include "memnodes.hpp"
@@ -100,6 +101,25 @@ void resolve_memory(Placement& p, const MemRequest& mem, const Topology& topo,
                           : default_mem_nodes(topo, p.nodes, allowed);
 }
 
+// The node-local rank of --slice and --gpu: K of --slice K/N; explain
+// --ranks' rank; the launcher's (--slice rank needs one; --gpu without a
+// launcher is rank 0 of 1).
+LocalRank rank_of(const PlacementRequest& request, const EnvLookup& env) {
+  if (request.slice && !request.slice->from_rank)
+    return LocalRank{request.slice->k, request.slice->n,
+                     fmt::format("--slice {}/{}", request.slice->k, request.slice->n)};
+  if (request.rank) {
+    check_rank(*request.rank, "--ranks");
+    return *request.rank;
+  }
+  if (request.slice) return require_launcher_rank(env);
+  if (auto r = launcher_rank(env, "--gpu")) {
+    check_rank(*r, "--gpu");
+    return *r;
+  }
+  return LocalRank{};
+}
+
 }  // namespace
 
 RequestLocations parse_locations(const PlacementRequest& request) {
@@ -154,16 +174,21 @@ Placement resolve(const PlacementRequest& request, const RequestLocations& locat
     cpus = kept;
   }
 
+  LocalRank rank;
+  if (request.slice || request.gpu) rank = rank_of(request, env);
+  std::vector<CpuSet> parts;  // every rank's slice, for --gpu
   if (request.slice) {
-    unsigned k = request.slice->k, n = request.slice->n;
-    if (request.slice->from_rank) {
-      LauncherRank r = require_launcher_rank(env);
-      k = r.rank;
-      n = r.size;
-    }
-    CpuSet kept = slice_cores(topo, cpus, k, n);
+    CpuSet kept = slice_cores(topo, cpus, rank.rank, rank.size);
+    if (request.gpu) parts = slice_parts(topo, cpus, rank.size);
     add_dropped(p, cpus - kept, "slice");
     cpus = kept;
+  }
+  if (request.gpu) {
+    GpuStep step = place_gpu(*request.gpu, topo, allowed, rank, cpus, parts, env);
+    add_dropped(p, cpus - step.cpus, "gpu");
+    cpus = step.cpus;
+    p.gpu = std::move(step.placement);
+    for (std::string& w : step.warnings) p.warnings.push_back(std::move(w));
   }
 
   p.sequence = order_cpus(topo, cpus, request.order);
@@ -190,6 +215,7 @@ Placement resolve(const PlacementRequest& request, const RequestLocations& locat
   });
 
   if (request.mem) resolve_memory(p, *request.mem, topo, allowed);
+  else if (request.gpu) resolve_memory(p, MemRequest{}, topo, allowed);  // --gpu: memory of the GPU's node
   add_warnings(p, request, topo, allowed);
   if (allowed.inherited) {
     CpuSet self = *allowed.inherited & allowed.cpus;
