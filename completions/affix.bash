@@ -8,15 +8,28 @@
 _affix_commands="run pin show topo explain watch"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --root --as -i --interval -c "
-_affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem"
+_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c "
+_affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem --gpu"
 _affix_run_opts="$_affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help"
-_affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --root -h --help"
+_affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --root --ranks -h --help"
 _affix_pin_opts="$_affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help"
 _affix_show_opts="--json --tree --pinned --irq --root -h --help"
 _affix_topo_opts="--json --root -h --help"
 _affix_watch_opts="-i --interval -c --count --threads --json -h --help"
 _affix_global_opts="-h --help -V --version"
+
+# Prints the numbers of the GPUs under root $1 (gpuN: the PCI functions of
+# class 03, in PCI address order).
+_affix_gpus()
+{
+    local d c n=0
+    for d in "$1"/sys/bus/pci/devices/*; do
+        read -r c 2>/dev/null <"$d/class" || continue
+        [[ $c == 0x03* ]] || continue
+        echo $n
+        n=$((n + 1))
+    done
+}
 
 # Prints the numbers of a kernel cpulist ("0-3,8"), one per line.
 _affix_expand_list()
@@ -260,6 +273,8 @@ _affix_value()
         --order) COMPREPLY=($(compgen -W "compact scatter" -- "$cur")) ;;
         --as) COMPREPLY=($(compgen -W "systemd nginx docker taskset numactl" -- "$cur")) ;;
         --slice) COMPREPLY=($(compgen -W "rank 0/2 1/2" -- "$cur")) ;;
+        --gpu) COMPREPLY=($(compgen -W "closest $(_affix_gpus "$root")" -- "$cur")) ;;
+        --ranks) COMPREPLY=($(compgen -W "2 4 8" -- "$cur")) ;;
         -i | --interval) COMPREPLY=($(compgen -W "0.5 1 2 5 10" -- "$cur")) ;;
         -m | --mem)
             if [[ $cur == *:* ]]; then

@@ -6,10 +6,10 @@
 # after WHERE.
 
 set -g __affix_commands run pin show topo explain watch
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --root --as -i --interval -c
-set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
+set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c
+set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
-set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --root -h --help
+set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --root --ranks -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
 set -g __affix_opts_show --json --tree --pinned --irq --root -h --help
 set -g __affix_opts_topo --json --root -h --help
@@ -279,6 +279,16 @@ function __affix_where
     end
 end
 
+# The numbers of the GPUs (gpuN: PCI functions of class 03, PCI address order).
+function __affix_gpus
+    set -l n 0
+    for d in (__affix_root)/sys/bus/pci/devices/*
+        string match -q -- '0x03*' (cat $d/class 2>/dev/null); or continue
+        echo $n
+        set n (math $n + 1)
+    end
+end
+
 function __affix_mem
     set -l cur (commandline -ct)
     string match -q -- '--*=*' $cur; and set cur (string split -m1 = -- $cur)[2]
@@ -362,6 +372,7 @@ complete -c affix -n '__affix_for run pin explain' -l exclude -x -a '(__affix_wh
 complete -c affix -n '__affix_for run pin explain' -l slice -x -a 'rank' -d 'K/N or rank: part of the cores'
 complete -c affix -n '__affix_for run pin explain' -s m -l mem -x -a '(__affix_mem)' -d 'memory policy POLICY[:NODES]'
 complete -c affix -n '__affix_for run explain' -l weights -x -a '(__affix_weights)' -d 'weighted: N=W,... or auto'
+complete -c affix -n '__affix_for run pin explain' -l gpu -x -a 'closest (__affix_gpus)' -d 'one GPU for this rank: closest, N or LIST'
 
 # run
 complete -c affix -n '__affix_for run' -l env -d 'export AFFIX_CPUS, OMP_*, GOMAXPROCS'
@@ -379,6 +390,7 @@ complete -c affix -n '__affix_for pin' -l check -d 'verify the placement: exit 0
 complete -c affix -n '__affix_for pin' -l json -d 'with --check: one JSON document'
 complete -c affix -n '__affix_for pin' -l irq -d 'the IDs are IRQs or devices: move interrupts'
 # explain
+complete -c affix -n '__affix_for explain' -l ranks -x -a '2 4 8' -d 'the map of N local ranks'
 complete -c affix -n '__affix_for explain' -l as -x -a 'systemd nginx docker taskset numactl' -d "another launcher's words"
 # show
 complete -c affix -n '__affix_for show' -l tree -d 'each process and all its descendants'

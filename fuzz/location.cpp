@@ -1,7 +1,7 @@
 // Fuzz target: the location language and the resolver. The input's first
 // line is WHERE, an optional second line an --exclude WHERE, an optional
 // third line flags ("s" --no-smt, "c" scatter order, "nN" --count N, "K/N"
-// --slice). WHERE is parsed, then resolved on a captured machine with
+// --slice, "g" --gpu closest, "GN" --gpu N). WHERE is parsed, then resolved on a captured machine with
 // offline CPUs (read once at start-up). Every outcome must be a placement or
 // an affix::Error of kind Spec or Resolution with a message; a placement
 // must lie within the allowed online CPUs.
@@ -46,6 +46,11 @@ void apply_flags(std::string_view flags, affix::PlacementRequest& req) {
     if (c == 's') req.no_smt = true;
     if (c == 'c') req.order = affix::Order::Scatter;
     if (c == 'n' && i + 1 < flags.size()) req.count = static_cast<unsigned>(flags[++i] - '0');
+    if (c == 'g') req.gpu = affix::GpuRequest{true, {}, "closest"};
+    if (c == 'G' && i + 1 < flags.size()) {
+      unsigned n = static_cast<unsigned char>(flags[++i]) % 10;
+      req.gpu = affix::GpuRequest{false, {n}, std::to_string(n)};
+    }
     if (c == '/' && i > 0 && i + 1 < flags.size()) {
       affix::SliceRequest slice;
       slice.k = static_cast<unsigned>(flags[i - 1] - '0');
@@ -81,11 +86,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!lines[1].empty()) req.exclude = std::string(lines[1]);
   apply_flags(lines[2], req);
   try {
-    // As run and explain do: the devices near: names are read first (the
-    // captured machine has none, so near: ends in a Resolution error).
+    // As run and explain do: the devices near: names and the GPUs of --gpu
+    // are read first (the captured machine has none, so near: and --gpu end
+    // in a Resolution error).
     affix::RequestLocations locations = affix::parse_locations(req);
     affix::Topology topo = m.topo;
     affix::read_location_devices(m.root, locations, topo);
+    affix::read_request_gpus(m.root, req, topo);
     affix::Placement p = affix::resolve(req, locations, topo, m.allowed, no_env);
     if (p.cpus.empty() || !p.cpus.is_subset_of(m.allowed.cpus & m.topo.online)) std::abort();
     if (p.sequence.size() != p.cpus.count()) std::abort();

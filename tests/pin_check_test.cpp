@@ -80,7 +80,7 @@ TEST_CASE("--check: a thread that may run outside is named, with its list and th
         "{\"ok\": false, \"targets\": [{\"id\": 10, \"scope\": \"process\", \"cpus\": \"0-3\", \"spread\": null, "
         "\"exited\": false, \"ok\": false, \"processes\": 1, \"threads\": 3, \"outside\": ["
         "{\"pid\": 10, \"tid\": 11, \"comm\": \"w11\", \"cpus\": \"0-7\", \"want\": \"0-3\"}, "
-        "{\"pid\": 10, \"tid\": 12, \"comm\": \"w12\", \"cpus\": \"4\", \"want\": \"0-3\"}], \"memory\": null}]}\n");
+        "{\"pid\": 10, \"tid\": 12, \"comm\": \"w12\", \"cpus\": \"4\", \"want\": \"0-3\"}], \"memory\": null, \"env\": null}]}\n");
 }
 
 TEST_CASE("--check -v: every thread's line") {

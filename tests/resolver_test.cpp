@@ -343,8 +343,8 @@ TEST_CASE("resolver: --slice rank reads the launcher's local rank and size") {
                        {"SLURM_NODEID", "3"}});
   CHECK(format_cpulist(resolve_on(t, r, a, slurm).cpus) == "4-5,12-13");
   CHECK(error_of(t, r, a, ErrorKind::Resolution) ==
-        "--slice rank: no launcher rank found (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, "
-        "PMI_LOCAL_RANK, SLURM_LOCALID are unset)");
+        "--slice rank: no launcher rank found (OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_RANK, "
+        "MPI_LOCALRANKID, PMI_LOCAL_RANK, SLURM_LOCALID, PMIX_LOCAL_RANK, PALS_LOCAL_RANKID, LOCAL_RANK are unset)");
 }
 
 TEST_CASE("resolver: sockets and nodes of the placement") {

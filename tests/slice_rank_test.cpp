@@ -50,6 +50,38 @@ TEST_CASE("slice_rank: each launcher's variables") {
   CHECK_FALSE(launcher_rank(env_of({})).has_value());
 }
 
+TEST_CASE("slice_rank: MVAPICH2, PMIx and torchrun; the generic LOCAL_RANK last") {
+  auto r = require_launcher_rank(env_of({{"MV2_COMM_WORLD_LOCAL_RANK", "2"}, {"MV2_COMM_WORLD_LOCAL_SIZE", "3"}}));
+  CHECK(r.rank == 2);
+  CHECK(r.size == 3);
+  CHECK(r.source == "MV2_COMM_WORLD_LOCAL_RANK/MV2_COMM_WORLD_LOCAL_SIZE");
+  r = require_launcher_rank(env_of({{"PMIX_LOCAL_RANK", "1"}, {"PMIX_LOCAL_SIZE", "4"}}));
+  CHECK(r.source == "PMIX_LOCAL_RANK/PMIX_LOCAL_SIZE");
+  CHECK(r.rank == 1);
+  r = require_launcher_rank(env_of({{"LOCAL_RANK", "7"}, {"LOCAL_WORLD_SIZE", "8"}}));
+  CHECK(r.rank == 7);
+  CHECK(r.size == 8);
+  CHECK(r.source == "LOCAL_RANK/LOCAL_WORLD_SIZE");
+  // A job script's LOCAL_RANK copied from Slurm's: Slurm's own variables win.
+  r = require_launcher_rank(env_of({{"LOCAL_RANK", "0"},
+                                    {"LOCAL_WORLD_SIZE", "9"},
+                                    {"SLURM_LOCALID", "1"},
+                                    {"SLURM_STEP_TASKS_PER_NODE", "2"},
+                                    {"SLURM_NODEID", "0"}}));
+  CHECK(r.rank == 1);
+  CHECK(r.size == 2);
+  // --gpu's messages name --gpu.
+  try {
+    launcher_rank(env_of({{"PMIX_LOCAL_RANK", "0"}}), "--gpu");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "--gpu: PMIX_LOCAL_RANK is set but PMIX_LOCAL_SIZE is not");
+  }
+  CHECK(launcher_rank_variables() ==
+        "OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK, SLURM_LOCALID, "
+        "PMIX_LOCAL_RANK, PALS_LOCAL_RANKID, LOCAL_RANK");
+}
+
 TEST_CASE("slice_rank: SLURM_STEP_TASKS_PER_NODE") {
   CHECK(slurm_tasks_on_node("2(x3),1", 0) == 2u);
   CHECK(slurm_tasks_on_node("2(x3),1", 2) == 2u);
@@ -66,8 +98,8 @@ TEST_CASE("slice_rank: SLURM_STEP_TASKS_PER_NODE") {
 
 TEST_CASE("slice_rank: malformed or missing variables are errors") {
   CHECK(rank_error({}) ==
-        "--slice rank: no launcher rank found (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, "
-        "PMI_LOCAL_RANK, SLURM_LOCALID are unset)");
+        "--slice rank: no launcher rank found (OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_RANK, "
+        "MPI_LOCALRANKID, PMI_LOCAL_RANK, SLURM_LOCALID, PMIX_LOCAL_RANK, PALS_LOCAL_RANKID, LOCAL_RANK are unset)");
   CHECK(rank_error({{"OMPI_COMM_WORLD_LOCAL_RANK", "0"}}) ==
         "--slice rank: OMPI_COMM_WORLD_LOCAL_RANK is set but OMPI_COMM_WORLD_LOCAL_SIZE is not");
   CHECK(rank_error({{"MPI_LOCALRANKID", "-1"}, {"MPI_LOCALNRANKS", "2"}}) ==

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
 #include "os.hpp"
+#include "explain_gpu.hpp"
 #include "explain_output.hpp"
 #include "launch.hpp"
 #include "launch_output.hpp"
@@ -20,6 +24,22 @@
 
 namespace affix {
 
+namespace {
+
+// --ranks stands for the launcher's ranks, and prints a table of them.
+void check_ranks_options(const CommandLine& cl) {
+  if (!cl.ranks) return;
+  if (!cl.request.gpu && !(cl.request.slice && cl.request.slice->from_rank))
+    throw Error(ErrorKind::Usage, "--ranks needs --slice rank or --gpu: it maps the ranks a launcher would start",
+                "'affix explain all --slice rank --gpu closest --ranks 4' prints each rank's GPU, CPUs and nodes");
+  if (cl.request.slice && !cl.request.slice->from_rank)
+    throw Error(ErrorKind::Usage, "--ranks takes the place of the launcher's ranks: give --slice rank, not --slice K/N");
+  if (cl.as || cl.spread)
+    throw Error(ErrorKind::Usage, "--ranks prints a table of the ranks: it does not go with --as or --spread");
+}
+
+}  // namespace
+
 int command_explain(const Args& args) {
   CommandLine cl = parse_command_line(CommandKind::Explain, args);
   if (cl.help) {
@@ -29,6 +49,7 @@ int command_explain(const Args& args) {
   if (cl.spread && (cl.json || (cl.as && *cl.as != AsFormat::Nginx)))
     throw Error(ErrorKind::Usage, "--spread is shown in explain's text and by --as nginx, not with --json "
                                   "or another --as");
+  check_ranks_options(cl);
   SysRoot root(cl.root.value_or("/"));
   // As run does: a machine that cannot be read is told before a spec that
   // does not parse; the devices near: names are read once it parses.
@@ -44,6 +65,22 @@ int command_explain(const Args& args) {
   EnvLookup env = process_env();
   if (location_error) throw *location_error;
   read_location_devices(root, *locations, topo);
+  read_request_gpus(root, cl.request, topo);
+  if (cl.ranks) {  // the map of every local rank
+    std::vector<Placement> ranks;
+    for (unsigned r = 0; r < *cl.ranks; ++r) {
+      PlacementRequest request = cl.request;
+      request.rank = LocalRank{r, *cl.ranks, "--ranks"};
+      try {
+        ranks.push_back(resolve(request, *locations, topo, allowed, env));
+      } catch (const Error& e) {
+        throw Error(e.kind(), fmt::format("local rank {} of {}: {}", r, *cl.ranks, e.what()), e.hint());
+      }
+    }
+    std::string text = cl.json ? explain_ranks_json(ranks, allowed) : explain_ranks_text(ranks, allowed);
+    std::fputs(text.c_str(), stdout);
+    return k_exit_ok;
+  }
   Placement placement = resolve(cl.request, *locations, topo, allowed, env);
   // What `run` would really apply: preferring several nodes needs a kernel
   // with MPOL_PREFERRED_MANY (only this machine's kernel can be asked).

@@ -16,6 +16,8 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "gpu_env.hpp"
+#include "gpus.hpp"
 #include "id_args.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
@@ -47,12 +49,29 @@ void check_options(const CommandLine& cl) {
                 "--migrate moves the pages it has to the nodes of --mem (pinning the CPUs already "
                 "makes its new local allocations land there)");
   }
+  if (cl.request.gpu && !cl.check) {
+    throw Error(ErrorKind::Usage,
+                "--gpu goes with run, explain and pin --check: a running process's environment cannot be changed",
+                "'affix pin --check --gpu closest WHERE PID' checks that a process's CPUs, memory and variables "
+                "agree with its GPU");
+  }
   if (cl.migrate && cl.tid) {
     throw Error(ErrorKind::Usage, "--migrate moves a process's pages, which its threads share; it does not go with --tid");
   }
   if (cl.tree && cl.tid) {
     throw Error(ErrorKind::Usage, "--tree moves whole processes and their descendants; it does not go with --tid");
   }
+}
+
+// What a process started by run --gpu has in its environment: the
+// variables gpu_env always sets, and those it sets where they were set.
+EnvExpect gpu_env_expect(const Gpu& gpu) {
+  EnvExpect out;
+  out.gpu = gpu_label(gpu);
+  out.required = gpu_env(gpu, [](const std::string&) { return std::optional<std::string>(); }).exported;
+  for (auto& var : gpu_env(gpu, [](const std::string&) { return std::optional<std::string>("set"); }).exported)
+    if (std::find(out.required.begin(), out.required.end(), var) == out.required.end()) out.if_set.push_back(var);
+  return out;
 }
 
 // The memory nodes --migrate moves pages to: those of --mem, else the
@@ -126,6 +145,7 @@ int command_pin(const Args& args) {
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Spec) throw;
   }
+  read_request_gpus(root, request, topo);
   auto env = process_env();
   LinuxOs& os = linux_os();
 
@@ -153,12 +173,18 @@ int command_pin(const Args& args) {
   PinReport report = pin_threads(os, root, requests, resolver, options);
   if (cl.check) {
     // --mem checks the policy; --migrate (its nodes: --mem's, else the CPUs') the pages.
+    // --gpu: the policy run --gpu sets, and the GPU's variables.
     auto mem_of = [&](const TargetReport& t) -> std::optional<MemExpect> {
-      if (!cl.request.mem && !cl.migrate) return std::nullopt;
+      if (!cl.request.mem && !cl.migrate && !cl.request.gpu) return std::nullopt;
       const Placement& p = placements.at(t.request.id);
-      return MemExpect{*p.mem_policy, migrate_nodes(p), cl.request.mem.has_value(), cl.migrate};
+      return MemExpect{*p.mem_policy, migrate_nodes(p), cl.request.mem || cl.request.gpu, cl.migrate};
     };
-    CheckReport check = check_pin(root, report, mem_of);
+    auto env_of = [&](const TargetReport& t) -> std::optional<EnvExpect> {
+      const Placement& p = placements.at(t.request.id);
+      if (!p.gpu) return std::nullopt;
+      return gpu_env_expect(p.gpu->gpu);
+    };
+    CheckReport check = check_pin(root, report, mem_of, env_of);
     std::string out = cl.json ? check_json(check) : format_check(root, check, cl.verbose);
     std::fputs(out.c_str(), stdout);
     return check.ok ? k_exit_ok : k_exit_failed;

@@ -46,6 +46,7 @@ int command_run(const Args& args) {
   EnvLookup env = process_env();
   if (location_error) throw *location_error;
   read_location_devices(root, *locations, topo);
+  read_request_gpus(root, cl.request, topo);
   Placement placement = resolve(cl.request, *locations, topo, allowed, env);
 
   LaunchRequest request;
@@ -54,9 +55,13 @@ int command_run(const Args& args) {
   request.dry_run = cl.dry_run;
   request.spread = cl.spread;
   request.option_hint = [](const std::string& word) { return option_hint(word, CommandKind::Run); };
+  if (placement.gpu) {  // the GPU's variables, with or without --env
+    request.env = placement.gpu->env;
+    request.replaced = placement.gpu->replaced;
+  }
   if (cl.env) {
     PlacementEnv vars = launch_env(placement, env);
-    request.env = std::move(vars.exported);
+    request.env.insert(request.env.end(), vars.exported.begin(), vars.exported.end());
     request.kept = std::move(vars.kept);
   }
   StdioOutput out(stdout), err(stderr);

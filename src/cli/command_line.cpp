@@ -24,6 +24,7 @@
 
 #include "error.hpp"
 #include "foreign_options.hpp"
+#include "gpu_args.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -113,6 +114,11 @@ constexpr OptionSpec k_mem{"mem", 'm', Value::Next, apply_mem};
 constexpr OptionSpec k_weights{"weights", 0, Value::Next, [](CommandLine& cl, const Given& g) {
                                  cl.request.weights = parse_weights_option(*g.value);
                                }};
+constexpr OptionSpec k_gpu{"gpu", 0, Value::Next,
+                           [](CommandLine& cl, const Given& g) { cl.request.gpu = parse_gpu_option(*g.value); }};
+// explain
+constexpr OptionSpec k_ranks{"ranks", 0, Value::Next,
+                             [](CommandLine& cl, const Given& g) { cl.ranks = parse_ranks_option(*g.value); }};
 // run and pin
 constexpr OptionSpec k_verbose{"verbose", 'v', Value::None,
                                [](CommandLine& cl, const Given&) { cl.verbose = true; }};
@@ -154,13 +160,13 @@ constexpr OptionSpec k_intervals{"count", 'c', Value::NonEmpty,
 constexpr OptionSpec k_threads{"threads", 0, Value::None, [](CommandLine& cl, const Given&) { cl.threads = true; }};
 
 constexpr const OptionSpec* k_run_options[] = {&k_help,  &k_no_smt,  &k_count,   &k_order,
-                                               &k_exclude, &k_slice, &k_mem,     &k_weights, &k_verbose,
-                                               &k_dry_run, &k_env,   &k_spread};
+                                               &k_exclude, &k_slice, &k_mem,     &k_weights, &k_gpu,
+                                               &k_verbose, &k_dry_run, &k_env,   &k_spread};
 constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count, &k_order,
-                                                   &k_exclude, &k_slice, &k_mem,  &k_weights, &k_json,
-                                                   &k_explain_root, &k_as, &k_spread};
+                                                   &k_exclude, &k_slice, &k_mem,  &k_weights, &k_gpu, &k_json,
+                                                   &k_explain_root, &k_as, &k_spread, &k_ranks};
 constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
-                                               &k_slice,   &k_mem,        &k_verbose, &k_dry_run,
+                                               &k_slice,   &k_mem,        &k_gpu,   &k_verbose, &k_dry_run,
                                                &k_spread, &k_tid,     &k_migrate, &k_tree,
                                                &k_check,  &k_json,    &k_irq};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
@@ -434,7 +440,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
 
 std::string command_help(CommandKind kind) {
   std::string shape =
-             "Selection (applied in this order: WHERE, --exclude, --no-smt, --slice, --count):\n"
+             "Selection (applied in this order: WHERE, --exclude, --no-smt, --slice, --gpu, --count):\n"
              "  --exclude WHERE        remove these CPUs from the selection\n"
              "  --no-smt               one hardware thread per core (the lowest-numbered)\n"
              "  --slice K/N            keep part K (0-based) of N parts of whole cores\n"
@@ -450,6 +456,13 @@ std::string command_help(CommandKind kind) {
              "  --weights N=W,...|auto  --mem weighted: each node's interleave weight (1-255),\n"
              "                         or the kernel's own from each node's bandwidth; they\n"
              "                         are the machine's, for every process (root writes them)\n";
+  std::string gpu =
+             "GPU (after --slice, before --count):\n"
+             "  --gpu closest|N|LIST   one GPU for this local rank: closest takes the NVIDIA\n"
+             "                         and AMD GPUs near the ranks' CPUs round robin, N or\n"
+             "                         LIST (0,2) those gpuN; binds to the CPUs near it and\n"
+             "                         their node's memory (--mem bind unless given) and\n"
+             "                         exports CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES\n";
   std::string where =
              "WHERE: socket:0 | node:1 | die:0 | llc:2 | core:0-3 | cpu:4 | 0-3,8 | all,\n"
              "       kind:performance | kind:efficiency | kind:1 (hybrid CPUs),\n"
@@ -461,7 +474,7 @@ std::string command_help(CommandKind kind) {
              "Run COMMAND placed at WHERE: set the memory policy and the CPU affinity, then\n"
              "exec it (no fork). The first word after WHERE that is not an affix option\n"
              "starts the command; '--' also ends affix's options.\n\n" +
-             where + "\n" + shape + weights +
+             where + "\n" + shape + weights + gpu +
              "Run:\n"
              "  --spread[=N]           each thread the command creates gets one CPU of the\n"
              "                         selection before it runs, N per CPU (default 1), in\n"
@@ -476,7 +489,7 @@ std::string command_help(CommandKind kind) {
     case CommandKind::Explain:
       return "Usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]\n"
              "Resolve WHERE and print the placement; change nothing.\n\n" +
-             where + "\n" + shape + weights +
+             where + "\n" + shape + weights + gpu +
              "Output:\n"
              "  --spread[=N]           also the CPU run --spread[=N] gives each new thread;\n"
              "                         with --as nginx, N workers per CPU\n"
@@ -486,6 +499,8 @@ std::string command_help(CommandKind kind) {
              "                         worker_cpu_affinity: a worker per CPU), docker (run\n"
              "                         flags), taskset, numactl\n"
              "  --root DIR             read DIR/sys and DIR/proc instead of /sys and /proc\n"
+             "  --ranks N              with --slice rank or --gpu: the table of N local ranks,\n"
+             "                         each one's GPU, CPUs, nodes and memory\n"
              "  -h, --help             this text\n\n"
              "Exit status: 0 success; 1 the machine could not be read; 2 usage, location or\n"
              "resolution error.\n";
@@ -494,7 +509,7 @@ std::string command_help(CommandKind kind) {
              "       affix pin --tid [OPTIONS] WHERE TID...\n"
              "       affix pin --irq [OPTIONS] WHERE IRQ|DEVICE...\n"
              "Move running processes, every one of their threads, to WHERE.\n\n" +
-             where + "\n" + shape +
+             where + "\n" + shape + gpu +
              "Pin:\n"
              "  --tid                  the IDs are thread IDs; move only those threads\n"
              "  --tree                 each PID and all its descendants, every thread of each\n"
@@ -506,7 +521,8 @@ std::string command_help(CommandKind kind) {
              "                         change nothing\n"
              "  --check                verify, change nothing: exit 0 where every thread is\n"
              "                         already within WHERE (with --spread on its CPU; with\n"
-             "                         --mem also the memory policy, with --migrate the pages)\n"
+             "                         --mem also the memory policy, with --migrate the pages;\n"
+             "                         with --gpu the CPUs, memory and variables of its GPU)\n"
              "  --json                 with --check: the result as one JSON document\n"
              "  -v, --verbose          print each thread's old and new CPU list\n"
              "  --irq                  the IDs are IRQ numbers or device names (eth0,\n"

@@ -49,6 +49,7 @@ struct CommandLine {
   bool json = false;           // --json
   // explain
   std::optional<AsFormat> as;  // --as FORMAT
+  std::optional<unsigned> ranks;  // --ranks N
   // explain, topo, show
   std::optional<std::string> root;  // --root DIR
   // run and pin

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "explain_gpu.hpp"
 #include "json.hpp"
 #include "memory_text.hpp"
 #include "text.hpp"
@@ -141,6 +142,7 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   line(out, "sockets", format_cpulist(p.sockets));
   line(out, "nodes", format_cpulist(p.nodes));
   for (const NearDevice& device : p.near) line(out, "near", near_text(device));
+  if (p.gpu) out += explain_gpu_text(*p.gpu);
   line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
                                    format_cpulist(allowed.mems), printable(allowed.source)));
   CpuSet self = self_cpus(allowed);
@@ -196,6 +198,7 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
     j.end_object();
   }
   if (!p.near.empty()) j.end_array();
+  if (p.gpu) explain_gpu_json(j, *p.gpu);  // only with --gpu (affix(1), OUTPUT)
   write_allowed_json(j, allowed);
   j.field("self", format_cpulist(self_cpus(allowed)));
   j.key("mem");

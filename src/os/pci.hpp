@@ -17,6 +17,9 @@
 
 namespace affix {
 
+// The PCI functions' directory, relative to a root.
+inline constexpr const char* k_pci_dir = "sys/bus/pci/devices";
+
 struct PciAddress {
   unsigned domain = 0, bus = 0, dev = 0, func = 0;
   std::string text() const;  // "0000:02:00.0" (the domain at least 4 hex digits)

@@ -98,6 +98,35 @@ std::string memory_lines(const TargetCheck& c) {
   return out;
 }
 
+// "env": null without --gpu, else one object per process.
+void env_json(JsonWriter& j, const TargetCheck& c) {
+  j.key("env");
+  if (!c.env) {
+    j.null();
+    return;
+  }
+  j.begin_array();
+  for (const auto& e : c.envs) {
+    j.begin_object();
+    j.field("pid", static_cast<long long>(e.pid));
+    j.field("gpu", c.env->gpu);
+    j.field("readable", e.readable);
+    j.field("ok", e.ok);
+    j.key("wrong");
+    j.begin_array();
+    for (const auto& w : e.wrong) {
+      j.begin_object();
+      j.field("name", w.name);
+      j.field("value", w.value);
+      j.field("want", w.want);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
 }  // namespace
 
 bool policy_matches(std::string_view policy, MemPolicy want, const CpuSet& nodes) {
@@ -127,13 +156,15 @@ std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes) {
 }
 
 CheckReport check_pin(const SysRoot& root, const PinReport& report,
-                      const std::function<std::optional<MemExpect>(const TargetReport&)>& mem_of) {
+                      const std::function<std::optional<MemExpect>(const TargetReport&)>& mem_of,
+                      const std::function<std::optional<EnvExpect>(const TargetReport&)>& env_of) {
   CheckReport out;
   for (const auto& t : report.targets) {
     TargetCheck c;
     c.target = t;
     c.ok = !t.exited;
     if (!t.exited) c.mem = mem_of(t);
+    if (!t.exited && env_of) c.env = env_of(t);
     for (const auto& p : t.processes) {
       if (p.exited) continue;
       ++c.processes;
@@ -146,9 +177,11 @@ CheckReport check_pin(const SysRoot& root, const PinReport& report,
                              th.before, th.want});
       }
       if (c.mem) c.memory.push_back(check_memory(root, p.pid, *c.mem));
+      if (c.env) c.envs.push_back(check_env(root, p.pid, *c.env));
     }
     c.ok = c.ok && c.outside.empty();
     for (const auto& m : c.memory) c.ok = c.ok && m.policy_ok && m.pages_ok;
+    for (const auto& e : c.envs) c.ok = c.ok && e.ok;
     out.ok = out.ok && c.ok;
     out.targets.push_back(std::move(c));
   }
@@ -178,6 +211,7 @@ std::string format_check(const SysRoot& root, const CheckReport& report, bool ve
         out += fmt::format("  {}: cpus {}, not within {}\n", o.name, format_cpulist(o.cpus), format_cpulist(o.want));
     }
     out += memory_lines(c);
+    for (const auto& e : c.envs) out += env_check_lines(e, *c.env);
   }
   return out;
 }
@@ -234,6 +268,7 @@ std::string check_json(const CheckReport& report) {
       }
       j.end_array();
     }
+    env_json(j, c);
     j.end_object();
   }
   j.end_array();

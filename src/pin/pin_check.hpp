@@ -17,6 +17,7 @@
 #include "cpuset.hpp"
 #include "os.hpp"
 #include "pin.hpp"
+#include "pin_check_env.hpp"
 #include "proc.hpp"
 #include "sysroot.hpp"
 
@@ -56,6 +57,8 @@ struct TargetCheck {
   std::vector<ThreadOutside> outside;
   std::optional<MemExpect> mem;
   std::vector<MemoryCheck> memory;  // one per process, with `mem`
+  std::optional<EnvExpect> env;     // --gpu
+  std::vector<EnvCheck> envs;       // one per process, with `env`
   bool ok = true;
 };
 
@@ -65,10 +68,12 @@ struct CheckReport {
 };
 
 // Checks each target of a report (from pin_threads with options.check).
-// `mem_of` gives a target's memory expectations (nullopt: none). `root`
-// names the threads and reads numa_maps.
+// `mem_of` gives a target's memory expectations (nullopt: none), `env_of`
+// what its environment must hold (--gpu; null or nullopt: nothing). `root`
+// names the threads and reads numa_maps and environ.
 CheckReport check_pin(const SysRoot& root, const PinReport& report,
-                      const std::function<std::optional<MemExpect>(const TargetReport&)>& mem_of);
+                      const std::function<std::optional<MemExpect>(const TargetReport&)>& mem_of,
+                      const std::function<std::optional<EnvExpect>(const TargetReport&)>& env_of = nullptr);
 
 // Whether a policy as numa_maps writes it ("bind:0-1", "bind=static:0",
 // "prefer:1", "prefer (many):0-1", "interleave:0-3", "weighted

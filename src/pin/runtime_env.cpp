@@ -13,15 +13,7 @@ namespace {
 constexpr size_t k_max_environ = 8 << 20;
 
 std::string_view value_of(std::string_view environ, std::string_view name) {
-  while (!environ.empty()) {
-    auto end = environ.find('\0');
-    std::string_view entry = environ.substr(0, end);
-    if (entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=')
-      return entry.substr(name.size() + 1);
-    if (end == std::string_view::npos) break;
-    environ.remove_prefix(end + 1);
-  }
-  return {};
+  return environ_value(environ, name).value_or(std::string_view());
 }
 
 // GOMAXPROCS=8; OMP_NUM_THREADS=8 or, nested, 8,4 (the outer level counts).
@@ -31,6 +23,26 @@ std::optional<unsigned long long> count_of(std::string_view value) {
 }
 
 }  // namespace
+
+std::optional<std::string_view> environ_value(std::string_view environ, std::string_view name) {
+  while (!environ.empty()) {
+    auto end = environ.find('\0');
+    std::string_view entry = environ.substr(0, end);
+    if (entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+    if (end == std::string_view::npos) break;
+    environ.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> read_environ(const SysRoot& root, pid_t pid) {
+  try {
+    return root.read(proc_dir(pid) + "/environ", k_max_environ);
+  } catch (const Error&) {  // larger than any exec passes: not an environment to trust
+  }
+  return std::nullopt;
+}
 
 std::vector<std::string> runtime_env_warnings(pid_t pid, std::string_view environ, const CpuSet& cpus) {
   std::vector<std::string> out;
@@ -63,11 +75,7 @@ std::vector<std::string> runtime_env_warnings(const SysRoot& root, const PinRepo
       for (const auto& th : p.threads)
         if (!th.gone) cpus |= th.after;
       if (cpus.empty()) continue;
-      std::optional<std::string> environ;
-      try {
-        environ = root.read(proc_dir(p.pid) + "/environ", k_max_environ);
-      } catch (const Error&) {  // larger than any exec passes: not an environment to trust
-      }
+      std::optional<std::string> environ = read_environ(root, p.pid);
       if (!environ) continue;
       for (auto& w : runtime_env_warnings(p.pid, *environ, cpus)) out.push_back(std::move(w));
     }

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,15 @@
 #include "sysroot.hpp"
 
 namespace affix {
+
+// The value of NAME in an environ text (NUL-separated NAME=VALUE); nullopt
+// where it is not set.
+std::optional<std::string_view> environ_value(std::string_view environ, std::string_view name);
+
+// A process's environment at its exec (/proc/PID/environ); nullopt where it
+// cannot be read (another user's, without the right to) or is larger than
+// any exec passes.
+std::optional<std::string> read_environ(const SysRoot& root, pid_t pid);
 
 // The warnings for one process whose threads may now run on `cpus`, from its
 // environ text (NUL-separated NAME=VALUE). Values that are not what the

@@ -64,6 +64,8 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
   }
   for (const NearDevice& n : placement.near)
     if (!n.warning.empty()) err.write(format_warning(n.warning));
+  if (placement.gpu)
+    for (const std::string& w : placement.gpu->warnings) err.write(format_warning(w));
   if (request.dry_run) {
     out.write(lines_text(describe_launch(placement, request, true)));
     if (int e = os.exec.find_command(request.argv[0])) {

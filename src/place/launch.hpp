@@ -63,6 +63,7 @@ struct LaunchRequest {
   std::vector<std::string> argv;  // the command and its arguments, untouched
   EnvVars env;                    // variables to export (--env), in order
   EnvVars kept;                   // --env variables left as the user set them (listed by -v, --dry-run)
+  EnvVars replaced;               // variables of `env` set before affix, with their values then (--gpu)
   bool verbose = false;           // -v: the placement on `err` before the exec
   bool dry_run = false;           // print what would be done on `out`, do nothing
   unsigned spread = 0;            // --spread=N: threads per CPU; 0: not spread
@@ -73,7 +74,7 @@ struct LaunchRequest {
 };
 
 // The widening warning (Placement::widening) goes to `err` first, once,
-// whatever the mode. A dry run returns 0, or where the command would not be
+// whatever the mode, then the warnings of near: devices and of --gpu. A dry run returns 0, or where the command would not be
 // found or could not be executed (ExecOs::find_command) prints the error the
 // real run would and returns its 127 or 126. When exec fails, prints the
 // error on `err` and returns 127 (not found) or 126 (found, cannot execute). Returns 0 if

@@ -22,8 +22,6 @@
 
 namespace affix {
 
-using EnvVars = std::vector<std::pair<std::string, std::string>>;
-
 struct PlacementEnv {
   EnvVars exported;  // to set, in this order
   EnvVars kept;      // set by the user: left as they are (name, current value)

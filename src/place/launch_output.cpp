@@ -10,6 +10,7 @@
 
 #include "diag.hpp"
 #include "error.hpp"
+#include "gpus.hpp"
 #include "memory_text.hpp"
 #include "text.hpp"
 
@@ -78,6 +79,9 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
     if (std::any_of(placement.near.begin(), placement.near.end(),
                     [&](const NearDevice& n) { return n.warning == w; }))
       continue;  // the same
+    if (placement.gpu &&
+        std::find(placement.gpu->warnings.begin(), placement.gpu->warnings.end(), w) != placement.gpu->warnings.end())
+      continue;  // the same
     std::string line = format_warning(w);
     line.pop_back();  // the newline: these are lines
     lines.push_back(line);
@@ -90,8 +94,21 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
     lines.push_back(fmt::format("{}follow the command's threads with ptrace: a debugger or strace "
                                 "cannot attach to it while it runs", pre));
   }
-  for (auto& [name, value] : request.env)
-    lines.push_back(fmt::format("{}set {}={}", pre, name, shell_quote(value)));
+  if (placement.gpu) {
+    const GpuPlacement& g = *placement.gpu;
+    lines.push_back(fmt::format("{}give {} the GPU gpu{} (PCI {}, {}, CPUs {})", pre,
+                                g.rank.source.empty() ? std::string("the command")
+                                                      : fmt::format("local rank {} of {} ({})", g.rank.rank,
+                                                                    g.rank.size, g.rank.source),
+                                g.gpu.index, g.gpu.device.pci.text(), gpu_vendor_name(g.gpu.vendor),
+                                format_cpulist(g.gpu_cpus)));
+  }
+  for (auto& [name, value] : request.env) {
+    std::string line = fmt::format("{}set {}={}", pre, name, shell_quote(value));
+    for (auto& [old_name, old_value] : request.replaced)
+      if (old_name == name) line += fmt::format(" (replaces {})", shell_quote(old_value));
+    lines.push_back(line);
+  }
   for (auto& [name, value] : request.kept)
     lines.push_back(fmt::format("{}keep {}={} (set by the user)", pre, name, shell_quote(value)));
   lines.push_back(fmt::format("{}exec: {}", pre, command_text(request.argv)));

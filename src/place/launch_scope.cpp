@@ -16,7 +16,7 @@ bool is_bare_list(const Location& where) {
 
 bool is_plain_cpulist(const PlacementRequest& request, const RequestLocations& locations) {
   if (locations.exclude || request.no_smt || request.count || request.order != Order::Compact ||
-      request.slice || request.mem)
+      request.slice || request.mem || request.gpu)
     return false;
   return is_bare_list(locations.where);
 }
@@ -46,9 +46,9 @@ bool needs_tiers(const PlacementRequest& request) {
 ReadScope scope_for(const PlacementRequest& request, const RequestLocations& locations) {
   if (is_plain_cpulist(request, locations)) return ReadScope{false, false, false, true, false};
   ReadScope scope;
-  scope.memory = request.mem.has_value();
+  scope.memory = request.mem || request.gpu;  // --gpu binds memory
   scope.tiers = needs_tiers(request);
-  scope.caches = request.count || request.slice || !numbers_only(locations.where) ||
+  scope.caches = request.count || request.slice || request.gpu || !numbers_only(locations.where) ||
                  (locations.exclude && !numbers_only(*locations.exclude));
   return scope;
 }

@@ -15,10 +15,11 @@ namespace affix {
 // on the whole machine:
 // - no tree for a bare list of numbers (N, N-M, N-M:S, commas; not `all`,
 //   no level) without an option that needs the tree (--exclude, --no-smt,
-//   --count, --order scatter, --slice, --mem);
+//   --count, --order scatter, --slice, --mem, --gpu);
 // - caches only where a step could index by the order of units or name
-//   llc/die/core (a later step, a die/llc/core level, --count, --slice);
-// - memory sizes and distances only with --mem;
+//   llc/die/core (a later step, a die/llc/core level, --count, --slice,
+//   --gpu: a GPU's CPUs are a unit's);
+// - memory sizes and distances only with --mem or --gpu (which binds memory);
 // - memory tiers, kinds, HMAT figures and interleave weights only where
 //   --mem needs them (needs_tiers).
 // `locations` are the request's own, parsed (parse_locations).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "devices.hpp"
+#include "gpus.hpp"
 
 namespace affix {
 
@@ -26,6 +27,10 @@ void read_named(const SysRoot& root, const Location& location, Topology& topo) {
 void read_location_devices(const SysRoot& root, const RequestLocations& locations, Topology& topo) {
   read_named(root, locations.where, topo);
   if (locations.exclude) read_named(root, *locations.exclude, topo);
+}
+
+void read_request_gpus(const SysRoot& root, const PlacementRequest& request, Topology& topo) {
+  if (request.gpu) topo.gpus = read_gpus(root);
 }
 
 }  // namespace affix

@@ -1,8 +1,8 @@
 #pragma once
-// The devices a location names (near:DEVICE, affix(1), LOCATIONS), read
-// before it is resolved: the resolver is pure and takes them from
-// Topology::devices. Only those devices' files are read (a launch reads no
-// PCI tree).
+// The devices a location names (near:DEVICE, affix(1), LOCATIONS) and the
+// GPUs of --gpu, read before it is resolved: the resolver is pure and takes
+// them from Topology::devices and Topology::gpus. Only those devices' files
+// are read (a launch reads no PCI tree; --gpu the GPU functions' files).
 
 #include "resolver.hpp"
 #include "sysroot.hpp"
@@ -14,5 +14,9 @@ namespace affix {
 // topo.devices, named as the spec writes it; throws read_device's errors
 // (devices.hpp) for the first that cannot be had.
 void read_location_devices(const SysRoot& root, const RequestLocations& locations, Topology& topo);
+
+// With --gpu, the machine's GPUs (read_gpus, gpus.hpp) into topo.gpus;
+// without it nothing is read.
+void read_request_gpus(const SysRoot& root, const PlacementRequest& request, Topology& topo);
 
 }  // namespace affix

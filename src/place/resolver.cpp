@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "error.hpp"
+#include "gpu_place.hpp"
 #include "location.hpp"
 #include "location_select.hpp"
 #include "memnodes.hpp"
@@ -101,9 +102,9 @@ Error cpuless_nodes_error(const CpuSet& nodes, const Topology& topo) {
                       : std::string());
 }
 
-void resolve_memory(Placement& p, const PlacementRequest& request, const Topology& topo,
-                    const Allowed& allowed) {
-  const MemRequest& mem = *request.mem;
+// `mem` is the request's --mem, or bind to the CPUs' nodes for --gpu without it.
+void resolve_memory(Placement& p, const MemRequest& mem, const PlacementRequest& request,
+                    const Topology& topo, const Allowed& allowed) {
   p.mem_policy = mem.policy;
   if (mem.policy == MemPolicy::Local) {
     if (mem.nodes)
@@ -122,6 +123,25 @@ void resolve_memory(Placement& p, const PlacementRequest& request, const Topolog
     p.weights = plan_weights(request.weights, p.mem_nodes, topo);
     for (const std::string& w : p.weights->warnings) p.warnings.push_back(w);
   }
+}
+
+// The node-local rank of --slice and --gpu: K of --slice K/N; explain
+// --ranks' rank; the launcher's (--slice rank needs one; --gpu without a
+// launcher is rank 0 of 1).
+LocalRank rank_of(const PlacementRequest& request, const EnvLookup& env) {
+  if (request.slice && !request.slice->from_rank)
+    return LocalRank{request.slice->k, request.slice->n,
+                     fmt::format("--slice {}/{}", request.slice->k, request.slice->n)};
+  if (request.rank) {
+    check_rank(*request.rank, "--ranks");
+    return *request.rank;
+  }
+  if (request.slice) return require_launcher_rank(env);
+  if (auto r = launcher_rank(env, "--gpu")) {
+    check_rank(*r, "--gpu");
+    return *r;
+  }
+  return LocalRank{};
 }
 
 }  // namespace
@@ -178,16 +198,21 @@ Placement resolve(const PlacementRequest& request, const RequestLocations& locat
     cpus = kept;
   }
 
+  LocalRank rank;
+  if (request.slice || request.gpu) rank = rank_of(request, env);
+  std::vector<CpuSet> parts;  // every rank's slice, for --gpu
   if (request.slice) {
-    unsigned k = request.slice->k, n = request.slice->n;
-    if (request.slice->from_rank) {
-      LauncherRank r = require_launcher_rank(env);
-      k = r.rank;
-      n = r.size;
-    }
-    CpuSet kept = slice_cores(topo, cpus, k, n);
+    CpuSet kept = slice_cores(topo, cpus, rank.rank, rank.size);
+    if (request.gpu) parts = slice_parts(topo, cpus, rank.size);
     add_dropped(p, cpus - kept, "slice");
     cpus = kept;
+  }
+  if (request.gpu) {
+    GpuStep step = place_gpu(*request.gpu, topo, allowed, rank, cpus, parts, env);
+    add_dropped(p, cpus - step.cpus, "gpu");
+    cpus = step.cpus;
+    p.gpu = std::move(step.placement);
+    for (std::string& w : step.warnings) p.warnings.push_back(std::move(w));
   }
 
   p.sequence = order_cpus(topo, cpus, request.order);
@@ -213,7 +238,8 @@ Placement resolve(const PlacementRequest& request, const RequestLocations& locat
     if (c.node >= 0) p.nodes.set(static_cast<unsigned>(c.node));
   });
 
-  if (request.mem) resolve_memory(p, request, topo, allowed);
+  if (request.mem) resolve_memory(p, *request.mem, request, topo, allowed);
+  else if (request.gpu) resolve_memory(p, MemRequest{}, request, topo, allowed);  // --gpu: memory of the GPU's node
   add_warnings(p, request, topo, allowed);
   if (allowed.inherited) {
     CpuSet self = *allowed.inherited & allowed.cpus;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpuset.hpp"
@@ -26,6 +27,22 @@ struct SliceRequest {
   unsigned n = 1;          // parts
 };
 
+// A node-local rank: its number, how many ranks share the node, and where
+// that came from ("SLURM_LOCALID/SLURM_STEP_TASKS_PER_NODE", "--slice 1/4",
+// "--ranks"; empty where nothing says: rank 0 of 1).
+struct LocalRank {
+  unsigned rank = 0;
+  unsigned size = 1;
+  std::string source;
+};
+
+// --gpu closest|N|LIST (affix(1), GPUS).
+struct GpuRequest {
+  bool closest = false;           // closest: the NVIDIA and AMD GPUs near the ranks
+  std::vector<unsigned> indices;  // N or LIST: gpuN numbers, in the order given
+  std::string text;               // as written: "closest", "0,2"
+};
+
 struct MemRequest {
   MemPolicy policy = MemPolicy::Bind;
   std::optional<MemSelector> nodes;  // after ':' (mem_select.hpp); nullopt = default nodes
@@ -40,6 +57,27 @@ struct PlacementRequest {
   std::optional<SliceRequest> slice;
   std::optional<MemRequest> mem;
   std::optional<WeightsRequest> weights;  // --weights (with --mem weighted)
+  std::optional<GpuRequest> gpu;
+  // explain --ranks: resolve for this rank instead of the launcher's.
+  std::optional<LocalRank> rank;
+};
+
+// Environment variables to set, in order.
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+// What --gpu gave this rank (affix(1), GPUS).
+struct GpuPlacement {
+  Gpu gpu;                            // the rank's GPU
+  CpuSet gpu_cpus;                    // its CPUs (near:gpuN's), within what is allowed
+  LocalRank rank;                     // the rank it is given to
+  CpuSet shared_with;                 // the other local ranks given the same GPU
+  unsigned pool = 0;                  // how many GPUs the ranks were given from
+  std::vector<std::string> left_out;  // GPUs whose CPUs are all outside what is allowed ("gpu2 (BDF): CPUs 8-15")
+  EnvVars env;                        // what run exports, in order
+  EnvVars replaced;                   // those of `env` set before affix, with their values then
+  // A GPU the kernel places nowhere, a file of a GPU left out, the GPU
+  // shared with other ranks (also in Placement::warnings; run prints them).
+  std::vector<std::string> warnings;
 };
 
 struct Dropped {
@@ -69,6 +107,8 @@ struct Placement {
   // warning, where the kernel does not say where it is, is also in
   // `warnings` (run prints it on stderr).
   std::vector<NearDevice> near;
+  // --gpu: the rank's GPU, its CPUs and what run exports for it.
+  std::optional<GpuPlacement> gpu;
 };
 
 // WHERE and --exclude as syntax trees, parsed once by the location parser
@@ -89,7 +129,9 @@ EnvLookup process_env();
 
 // Throws Error(Spec) for syntax errors (message with the spec and a caret
 // line), Error(Resolution) for units that do not exist, CPUs named that are
-// offline or not allowed, empty selections, --count/--slice that cannot be met.
+// offline or not allowed, empty selections, --count/--slice that cannot be
+// met, a --gpu that cannot be given. --gpu takes its GPUs from
+// Topology::gpus (read_request_gpus, near.hpp) and implies --mem bind.
 Placement resolve(const PlacementRequest& request, const Topology& topo, const Allowed& allowed,
                   const EnvLookup& env);
 // The same with WHERE and --exclude already parsed (parse_locations of this

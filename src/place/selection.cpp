@@ -34,7 +34,10 @@ CpuSet keep_one_per_core(const Topology& topo, const CpuSet& cpus) {
   return out;
 }
 
-CpuSet slice_cores(const Topology& topo, const CpuSet& cpus, unsigned k, unsigned n) {
+namespace {
+
+// The cores of a selection, checked against N parts.
+std::vector<std::vector<unsigned>> slice_groups(const Topology& topo, const CpuSet& cpus, unsigned k, unsigned n) {
   if (n == 0) throw Error(ErrorKind::Resolution, "--slice K/N: N must be at least 1");
   if (k >= n)
     throw Error(ErrorKind::Resolution,
@@ -45,12 +48,31 @@ CpuSet slice_cores(const Topology& topo, const CpuSet& cpus, unsigned k, unsigne
     throw Error(ErrorKind::Resolution,
                 fmt::format("--slice {}/{}: the selection has {} core{}, fewer than {} parts", k, n,
                             cores, cores == 1 ? "" : "s", n));
+  return groups;
+}
+
+CpuSet part_of(const std::vector<std::vector<unsigned>>& groups, unsigned k, unsigned n) {
+  size_t cores = groups.size();
   size_t base = cores / n, extra = cores % n;
   size_t begin = k * base + std::min<size_t>(k, extra);
   size_t size = base + (k < extra ? 1 : 0);
   CpuSet out;
   for (size_t i = begin; i < begin + size; ++i)
     for (unsigned cpu : groups[i]) out.set(cpu);
+  return out;
+}
+
+}  // namespace
+
+CpuSet slice_cores(const Topology& topo, const CpuSet& cpus, unsigned k, unsigned n) {
+  return part_of(slice_groups(topo, cpus, k, n), k, n);
+}
+
+std::vector<CpuSet> slice_parts(const Topology& topo, const CpuSet& cpus, unsigned n) {
+  auto groups = slice_groups(topo, cpus, 0, n);
+  std::vector<CpuSet> out;
+  out.reserve(n);
+  for (unsigned k = 0; k < n; ++k) out.push_back(part_of(groups, k, n));
   return out;
 }
 

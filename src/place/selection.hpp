@@ -23,6 +23,10 @@ CpuSet keep_one_per_core(const Topology& topo, const CpuSet& cpus);
 // cores than N, when N is 0 or when K >= N.
 CpuSet slice_cores(const Topology& topo, const CpuSet& cpus, unsigned k, unsigned n);
 
+// Every part of --slice K/N at once (part K at index K), for --gpu, which
+// gives each rank a GPU near its part; the same errors as slice_cores.
+std::vector<CpuSet> slice_parts(const Topology& topo, const CpuSet& cpus, unsigned n);
+
 // The selection order (--order): compact: every core's first CPU in core
 // order, then every core's second, ...; scatter: the same with cores taken
 // round-robin over the NUMA nodes of the selection (nodes in topology order).

@@ -82,6 +82,7 @@ std::string topo_json(const Topology& topo, const Allowed& allowed) {
     if (d.numa_node >= 0) j.value(d.numa_node);
     else j.null();
     j.field("cpus", format_cpulist(device_place(topo, d).cpus));
+    gpu_device_json(j, topo, d);
     j.end_object();
   }
   j.end_array();

@@ -30,6 +30,15 @@ std::string topo_memory_header(const Topology& topo);
 std::string topo_memory_table(const Topology& topo);
 void write_node_memory_json(JsonWriter& j, const Topology& topo, const NodeInfo& node);
 void write_tiers_json(JsonWriter& j, const Topology& topo);
+// The GPUs (topo_gpus.cpp): a line each after the devices ("gpus  gpu0
+// 0000:3b:00.0  nvidia  node 0  cpus 0-11  card1  memory on node 255");
+// the note of a node holding a GPU's memory ("  GPU memory of gpu0
+// (0004:05:00.0)"; empty where it holds none); and the fields topo --json
+// adds to a gpu device (vendor, memory_node, card, uuid), from
+// Topology::gpus.
+std::string gpus_text(const Topology& topo);
+std::string gpu_memory_note(const Topology& topo, unsigned node);
+void gpu_device_json(JsonWriter& j, const Topology& topo, const Device& device);
 
 // "62.5 GiB", "512 MiB", "12 KiB"
 std::string format_kb(unsigned long long kb);

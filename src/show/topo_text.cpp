@@ -270,10 +270,12 @@ std::string topo_text(const Topology& topo, const Allowed& allowed) {
   for (auto& n : topo.nodes) {
     if (n.cpus.intersects(topo.online)) continue;
     std::string mem = node_memory(topo, n.node, true);
-    out += fmt::format("{:<28} no CPUs{}\n", fmt::format("node {}", n.node), mem.empty() ? "" : "  mem " + mem);
+    out += fmt::format("{:<28} no CPUs{}{}\n", fmt::format("node {}", n.node), mem.empty() ? "" : "  mem " + mem,
+                       gpu_memory_note(topo, n.node));
   }
   out += topo_memory_table(topo);
   out += devices_text(topo);
+  out += gpus_text(topo);
   out += distance_text(topo);
   return out;
 }

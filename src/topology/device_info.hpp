@@ -1,6 +1,7 @@
 #pragma once
 // A device as near:DEVICE names it (affix(1), LOCATIONS): its PCI function
-// and what the kernel says of where that is. Read by devices.hpp.
+// and what the kernel says of where that is; and a GPU as --gpu gives it
+// (affix(1), GPUS). Read by devices.hpp and gpus.hpp.
 
 #include <optional>
 #include <string>
@@ -19,6 +20,23 @@ struct Device {
   long numa_node = -1;     // the function's numa_node; -1 where the kernel says -1 or nothing
   std::optional<CpuSet> local_cpus;  // the function's local_cpus mask; nullopt where absent or empty
   std::vector<std::string> warnings; // files that could not be read or made no sense (left out)
+};
+
+enum class GpuVendor { Other, Nvidia, Amd };
+
+// A GPU: a PCI function of class 03 (display or 3D controller), gpuN in
+// PCI address order as near: numbers them, and what its runtime calls it.
+struct Gpu {
+  unsigned index = 0;        // N of gpuN
+  Device device;             // named gpuN, kind "gpu"
+  GpuVendor vendor = GpuVendor::Other;
+  unsigned vendor_id = 0;    // the function's PCI vendor; 0 where unknown
+  // NVIDIA: "GPU-<uuid>" from the driver's information file; AMD: "GPU-"
+  // and the function's unique_id; empty where the machine does not say.
+  std::string uuid;
+  unsigned vendor_index = 0;  // its index among its vendor's GPUs, PCI address order
+  std::optional<long> memory_node;  // the CPU-less node holding its memory (NVIDIA's numa_status)
+  std::string card;          // its DRM card ("card1"); empty where none
 };
 
 }  // namespace affix

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "error.hpp"
+#include "gpus.hpp"
 #include "pci.hpp"
 #include "text.hpp"
 
@@ -23,7 +24,6 @@ constexpr ClassDir k_class_dirs[] = {
     {"net", "sys/class/net"},   {"block", "sys/class/block"}, {"infiniband", "sys/class/infiniband"},
     {"drm", "sys/class/drm"},   {"dax", "sys/class/dax"},     {"dax", "sys/bus/dax/devices"},
 };
-constexpr const char* k_pci_dir = "sys/bus/pci/devices";
 constexpr size_t k_hint_names = 24;  // names a hint lists before "..."
 
 // Names in `dir`, at most k_hint_names of them, for a hint.
@@ -55,31 +55,9 @@ void read_locality(const SysRoot& root, const std::string& dir, Device& d) {
   if (!set.value->empty()) d.local_cpus = std::move(*set.value);
 }
 
-struct Gpu {
-  PciAddress pci;
-  std::string name;  // the directory's name under sys/bus/pci/devices
-};
+}  // namespace
 
-// PCI functions of class 0x03xxxx (display and 3D controllers), in PCI
-// address order: gpu0, gpu1, ...
-std::vector<Gpu> gpus(const SysRoot& root) {
-  std::vector<Gpu> out;
-  for (const std::string& name : root.list(k_pci_dir)) {
-    Parsed<PciAddress> a = parse_pci_address(name);
-    if (!a) continue;
-    std::optional<std::string> cls = root.read(fmt::format("{}/{}/class", k_pci_dir, name), 64);
-    if (!cls) continue;
-    std::string_view c = trim_space(*cls);
-    if (c.substr(0, 2) == "0x") c.remove_prefix(2);
-    if (c.size() != 6 || !all_hex_digits(c) || hex_digits_value(c.substr(0, 2)) != 0x03) continue;
-    out.push_back(Gpu{*a.value, name});
-  }
-  std::sort(out.begin(), out.end(), [](const Gpu& a, const Gpu& b) { return a.pci.key() < b.pci.key(); });
-  return out;
-}
-
-// The device under sys/bus/pci/devices/NAME (a PCI function itself).
-Device pci_device(const SysRoot& root, const std::string& entry, std::string name, std::string kind) {
+Device read_pci_function(const SysRoot& root, const std::string& entry, std::string name, std::string kind) {
   Device d;
   d.name = std::move(name);
   d.kind = std::move(kind);
@@ -90,6 +68,8 @@ Device pci_device(const SysRoot& root, const std::string& entry, std::string nam
   read_locality(root, dir, d);
   return d;
 }
+
+namespace {
 
 // The lower device of a virtual one, where sysfs names one: a VLAN's or a
 // bridge's lower_NAME links, a device-mapper disk's slaves/.
@@ -159,11 +139,11 @@ Device read_device(const SysRoot& root, std::string_view name) {
     if (!root.exists(fmt::format("{}/{}", k_pci_dir, text)))
       throw Error(ErrorKind::Resolution, fmt::format("no PCI function {} on this machine", text),
                   fmt::format("PCI functions here: {}", name_list(root.list(k_pci_dir))));
-    return pci_device(root, text, text, "pci");
+    return read_pci_function(root, text, text, "pci");
   }
   if (std::optional<unsigned> k = gpu_number(n)) {
-    std::vector<Gpu> all = gpus(root);
-    if (*k < all.size()) return pci_device(root, all[*k].name, n, "gpu");
+    std::vector<GpuFunction> all = gpu_functions(root);
+    if (*k < all.size()) return read_pci_function(root, all[*k].entry, n, "gpu");
     std::vector<std::string> names;
     for (size_t i = 0; i < all.size(); ++i) names.push_back(fmt::format("gpu{} ({})", i, all[i].pci.text()));
     std::string here;
@@ -230,8 +210,8 @@ std::vector<Device> list_devices(const SysRoot& root) {
       out.push_back(std::move(d));
     }
   }
-  std::vector<Gpu> all = gpus(root);
-  for (size_t i = 0; i < all.size(); ++i) out.push_back(pci_device(root, all[i].name, fmt::format("gpu{}", i), "gpu"));
+  std::vector<GpuFunction> all = gpu_functions(root);
+  for (size_t i = 0; i < all.size(); ++i) out.push_back(read_pci_function(root, all[i].entry, fmt::format("gpu{}", i), "gpu"));
   // Each class in the order above, by name inside it (dax's two directories merged).
   std::stable_sort(out.begin(), out.end(), [](const Device& a, const Device& b) {
     auto rank = [](const std::string& kind) {

@@ -57,6 +57,10 @@ std::string unplaced_warning(const Device& device);
 // one); Error(Spec) where NAME is no valid name or PCI address.
 Device read_device(const SysRoot& root, std::string_view name);
 
+// The PCI function sys/bus/pci/devices/ENTRY as a device named `name` of
+// `kind` ("gpu0", "gpu"; "0000:81:00.0", "pci"), with its locality.
+Device read_pci_function(const SysRoot& root, const std::string& entry, std::string name, std::string kind);
+
 // Every device near: takes by name, for topo: network interfaces, whole
 // disks (no partitions), RDMA devices, DRM cards (card*, not renderD* or
 // connectors), DAX devices, then each GPU's function as gpuN; those with no

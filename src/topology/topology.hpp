@@ -134,6 +134,9 @@ struct Topology {
   bool tiers_read = false;
   std::vector<MemoryTier> tiers;
   InterleaveWeights interleave;
+  // The GPUs (gpus.hpp), read where --gpu or topo needs them
+  // (read_request_gpus, place/near.hpp; topo); empty otherwise.
+  std::vector<Gpu> gpus;
 
   // Units in the order of units, per level (Cpu: every online known CPU, in
   // topology order).

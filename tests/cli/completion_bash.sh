@@ -91,7 +91,7 @@ expect_exact "affix pi" pin
 expect_exact "affix --v" --version --verbose
 expect_exact "affix show --" --json --tree --pinned --irq --root --help
 expect_exact "affix pin 0 --s" --spread --slice
-expect_exact "affix explain --r" --root
+expect_exact "affix explain --r" --ranks --root
 expect_exact "affix topo -" --json --root -h --help
 expect_exact "affix watch -" -i --interval -c --count --threads --json -h --help
 # 3. Option values.
@@ -104,6 +104,9 @@ AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix --mem bind:0+t" 0+tier:4 0+tie
 AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix explain 0 --weights " auto 0= 2=
 expect_exact "affix --mem i" interleave
 expect_exact "affix explain 0 --order " compact scatter
+expect_exact "affix explain --root $corpora/nvidiagpunumanodes --gpu " closest 0 1 2 3 4 5
+expect_exact "affix explain --root $corpora/2pa-pcidomain32bits all --gpu " closest 0
+expect_exact "affix explain all --gpu c" closest
 expect_exact "affix run --order=s" scatter
 expect_exact "affix explain 0 --as " systemd nginx docker taskset numactl
 expect_exact "affix kind:" performance efficiency 0 1

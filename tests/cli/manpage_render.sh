@@ -11,12 +11,13 @@ err=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
 [[ -z $err ]] || failed "man --warnings: $err"
 text=$(MANWIDTH=80 man -l "$page" 2>/dev/null)
 # No rendered line is wider than the terminal (except the literal
-# examples, which must stay on one line to be copied, and show --irq's
-# table, whose rows are as wide as the kernel's IRQ names).
-wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT|EFFECTIVE  MANAGED|-edge /' )
+# examples, which must stay on one line to be copied, show --irq's
+# table, whose rows are as wide as the kernel's IRQ names, and explain
+# --ranks' map, as wide as its captured machine's names).
+wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT|EFFECTIVE  MANAGED|-edge |CUDA_VISIBLE_DEVICES=[0-9]$|cpuset\/jjh|: none of its CPUs allowed$|gives no UUID here\)$/' )
 [[ -z $wide ]] || failed "lines wider than 80 columns: $wide"
 
-sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/READING THE MACHINE/WATCH/INTERRUPTS/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
+sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/GPUS/READING THE MACHINE/WATCH/INTERRUPTS/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
 # Every section, in the conventional order (and no other).
 order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
 [[ $order == "$sections" ]] || failed "sections: $order, want $sections"
@@ -40,7 +41,10 @@ for phrase in \
     "taskset(1)" "numactl(8)" "hwloc-bind(1)" \
     "cpuset nodes" "mem_policy" "+N more" "(mixed)" "as ps(1) does" "U+FFFD" \
     "did you mean 'show'?" "did you mean 'socket'?" "unknown option '--jsn' for 'topo'" \
-    "cpuset.mems.effective" "Nothing half-applied" "whose shape affix chose"; do
+    "cpuset.mems.effective" "Nothing half-applied" "whose shape affix chose" \
+    "CUDA_VISIBLE_DEVICES" "CUDA_DEVICE_ORDER=PCI_BUS_ID" "ROCR_VISIBLE_DEVICES" "unique_id" \
+    "MV2_COMM_WORLD_LOCAL_RANK" "PMIX_LOCAL_RANK" "LOCAL_WORLD_SIZE" "--slice rank --gpu closest" \
+    "explain all --slice rank --gpu closest --ranks 8" "What is not done" "No device cgroup"; do
     [[ $flat == *"$phrase"* ]] || failed "page does not say: $phrase"
 done
 [[ $fail == 0 ]] && echo "ok: man/affix.1 renders cleanly with all sections"

@@ -116,7 +116,7 @@ run --slice 2/2 all "affix: error: invalid --slice '2/2': there is no part 2 of 
 run --slice 0/0 all "affix: error: invalid --slice '0/0': N must be at least 1"
 
 # --- --slice rank without a launcher
-run --slice rank all "affix: error: --slice rank: no launcher rank found (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK, SLURM_LOCALID are unset)
+run --slice rank all "affix: error: --slice rank: no launcher rank found (OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, PMI_LOCAL_RANK, SLURM_LOCALID, PMIX_LOCAL_RANK, PALS_LOCAL_RANKID, LOCAL_RANK are unset)
 affix: hint: start affix under mpirun or srun, or give --slice K/N"
 row 125 "affix: error: --slice rank: OMPI_COMM_WORLD_LOCAL_RANK is set but OMPI_COMM_WORLD_LOCAL_SIZE is not" \
   env OMPI_COMM_WORLD_LOCAL_RANK=1 "$AFFIX" --slice rank all touch "$marker"

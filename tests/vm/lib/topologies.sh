@@ -12,11 +12,12 @@
 # Every matrix is given in full: what the guest kernel must report.
 
 # shellcheck disable=SC2034  # (used by the scripts that source this file)
-VM_TOPOLOGIES="2s2c2t-2n 2s4c2t-4n 4s2c1t-4n-asym 2s2c2t-3n-cpuless 2s2c2t-3n-memless 2s2c2t-2n-pci 2s2c2t-3n-hmat"
+VM_TOPOLOGIES="2s2c2t-2n 2s4c2t-4n 4s2c1t-4n-asym 2s2c2t-3n-cpuless 2s2c2t-3n-memless 2s2c2t-2n-pci 2s2c2t-3n-hmat 2s2c2t-2n-gpu"
 
 #   T_PCI                         1: PCI devices on the nodes (see vm_topology_qemu_args)
+#   T_GPU                         1: a GPU on each node (see vm_topology_qemu_args)
 vm_topology() {
-  T_NODE_CPUS=() T_NODE_MEM=() T_DIST=() T_PCI=0 T_NODE_INIT=() T_MACHINE="" T_HMAT=()
+  T_NODE_CPUS=() T_NODE_MEM=() T_DIST=() T_PCI=0 T_GPU=0 T_NODE_INIT=() T_MACHINE="" T_HMAT=()
   case $1 in
     2s2c2t-2n)  # two sockets, one node each, SMT pairs 0-1 2-3 4-5 6-7
       T_SOCKETS=2 T_CORES=2 T_THREADS=2
@@ -64,6 +65,10 @@ vm_topology() {
       done
       # A memory-side cache in front of node 2, as a CXL expander may have.
       T_HMAT+=("hmat-cache,node-id=2,size=16M,level=1,associativity=direct,policy=write-back,line=64");;
+    2s2c2t-2n-gpu)  # 2s2c2t-2n with a display function of AMD's vendor id behind an expander bridge on each node
+      T_SOCKETS=2 T_CORES=2 T_THREADS=2
+      T_NODE_CPUS=(0-3 4-7) T_NODE_MEM=(384 384)
+      T_DIST=("10 20" "20 10") T_GPU=1;;
     *) return 1;;
   esac
   T_CPUS=$((T_SOCKETS * T_CORES * T_THREADS))
@@ -114,6 +119,21 @@ vm_topology_qemu_args() {
              -drive "file=$T_PCI_DISK,if=none,id=d1,format=raw"
              -device virtio-net-pci,netdev=n1,bus=rp2 -netdev hubport,id=n1,hubid=0)
   fi
+  # With T_GPU: a PCI expander bridge on each node (node 0: bus 0x40, node
+  # 1: bus 0x80), a root port behind each and behind that QEMU's ati-vga, a
+  # display function (class 0x030000) with AMD's vendor id 0x1002:
+  # 0000:41:00.0 on node 0 (local_cpulist 0-3) and 0000:81:00.0 on node 1
+  # (4-7), gpu0 and gpu1 in PCI address order. No driver binds them (no
+  # amdgpu, so no unique_id): what --gpu reads is the PCI functions' sysfs
+  # files. SeaBIOS sets up the expanders' bus ranges (run-vm drops qboot).
+  if ((T_GPU)); then
+    T_QEMU+=(-device pxb-pcie,id=pxb0,bus_nr=64,numa_node=0,bus=pcie.0
+             -device pcie-root-port,id=rpg0,bus=pxb0,chassis=3,slot=3
+             -device ati-vga,bus=rpg0
+             -device pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0
+             -device pcie-root-port,id=rpg1,bus=pxb1,chassis=4,slot=4
+             -device ati-vga,bus=rpg1)
+  fi
 }
 
 # The layout as shell assignments for the guest (sourced by scenarios).
@@ -121,7 +141,7 @@ vm_topology_env() {
   local i
   echo "VM_TOPOLOGY='$1'"
   echo "VM_SOCKETS=$T_SOCKETS VM_CORES=$T_CORES VM_THREADS=$T_THREADS VM_CPUS=$T_CPUS"
-  echo "VM_NODES=${#T_NODE_CPUS[@]} VM_PCI=$T_PCI VM_HMAT=$((${#T_HMAT[@]} > 0))"
+  echo "VM_NODES=${#T_NODE_CPUS[@]} VM_PCI=$T_PCI VM_GPU=$T_GPU VM_HMAT=$((${#T_HMAT[@]} > 0))"
   for i in "${!T_NODE_CPUS[@]}"; do
     echo "VM_NODE${i}_CPUS='${T_NODE_CPUS[i]}' VM_NODE${i}_MEM=${T_NODE_MEM[i]} VM_NODE${i}_DIST='${T_DIST[i]}'"
   done
