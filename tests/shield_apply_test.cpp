@@ -104,16 +104,36 @@ TEST_CASE("shield cgroup2: the kernel's verdict is the error, and everything is 
   CHECK(w.state() == before);
 }
 
-TEST_CASE("shield cgroup2: a second shield on the same CPUs is refused by the kernel; the first stays", "[shield]") {
+TEST_CASE("shield cgroup2: a second shield on a partition's CPUs is refused before any write; the first stays", "[shield]") {
   ShieldWorld w;
   make_shield(w.os, plan_for(w, "4-7", true, false), shield_cpus("0-7"));
   const auto with_one = w.state();
-  CHECK(failure(w, plan_for(w, "5-6", false, false)) ==
-        "the kernel refused shield affix-shield-2 (CPUs 5-6): its CPUs are not exclusive: another partition or "
-        "exclusive cpuset holds some of them; the shield was removed, every change put back");
+  try {
+    plan_for(w, "5-6", false, false);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) ==
+          "shield affix-shield-2 (CPUs 5-6) overlaps the partition /sys/fs/cgroup/affix-shield-1 (CPUs 4-7): writing "
+          "its CPUs would make the kernel invalidate that one for good ('Cpu list in cpuset.cpus not exclusive'); "
+          "nothing was changed");
+    CHECK(e.kind() == ErrorKind::Runtime);
+  }
   INFO(ShieldWorld::diff(with_one, w.state()));
   CHECK(w.state() == with_one);
-  CHECK(w.fs.files["/sys/fs/cgroup/affix-shield-1/cpuset.cpus.partition"] == "isolated\n");
+}
+
+TEST_CASE("shield cgroup2: another program's cgroup on the CPUs: the kernel's verdict, every change undone", "[shield]") {
+  ShieldWorld w;
+  w.fs.files["/sys/fs/cgroup/cgroup.subtree_control"] = "cpuset\n";
+  w.fs.make_dir("/sys/fs/cgroup/other");
+  w.fs.write("/sys/fs/cgroup/other/cpuset.cpus", "5");
+  w.fs.verdict["/sys/fs/cgroup/affix-shield-1/cpuset.cpus.partition"] = "isolated invalid (Cpu list in cpuset.cpus not exclusive)";
+  const auto before = w.state();
+  CHECK(failure(w, plan_for(w, "4-7", true, true)) ==
+        "the kernel refused shield affix-shield-1 (CPUs 4-7): its CPUs are not exclusive: another partition or "
+        "exclusive cpuset holds some of them; the shield was removed, every change put back");
+  INFO(ShieldWorld::diff(before, w.state()));
+  CHECK(w.state() == before);
 }
 
 TEST_CASE("shield cgroup2: an IRQ write refused otherwise puts back the IRQs and the shield", "[shield]") {

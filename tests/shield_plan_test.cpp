@@ -57,6 +57,7 @@ TEST_CASE("plan cgroup2: the controller where it is off, the cgroup, its CPUs, t
                               "move every movable IRQ off CPUs 4-7 (/proc/irq/N/smp_affinity_list), and "
                               "/proc/irq/default_smp_affinity"});
   m.cpuset_enabled = true;
+  m.has_exclusive = false;  // Linux 6.1
   plan = plan_shield(m, ShieldRequest{cpus("6"), cpus("1"), false, false, "db"});
   CHECK(steps_of(plan) == std::vector<std::string>{
                               "mkdir /sys/fs/cgroup/db",
@@ -64,6 +65,15 @@ TEST_CASE("plan cgroup2: the controller where it is off, the cgroup, its CPUs, t
                               "write 1 to /sys/fs/cgroup/db/cpuset.mems",
                               "write root to /sys/fs/cgroup/db/cpuset.cpus.partition",
                               "read /sys/fs/cgroup/db/cpuset.cpus.partition: the kernel's verdict"});
+}
+
+TEST_CASE("plan cgroup2: a partition of any program on the CPUs is refused before a write", "[shield]") {
+  ShieldMachine m = v2_machine();
+  m.partitions.emplace_back("/sys/fs/cgroup/rt", cpus("6-7"));
+  CHECK(error_of(m, ShieldRequest{cpus("4-6"), std::nullopt, false, false, ""}) ==
+        "shield affix-shield-1 (CPUs 4-6) overlaps the partition /sys/fs/cgroup/rt (CPUs 6-7): writing its CPUs would "
+        "make the kernel invalidate that one for good ('Cpu list in cpuset.cpus not exclusive'); nothing was changed");
+  CHECK(plan_shield(m, ShieldRequest{cpus("4-5"), std::nullopt, false, false, ""}).record.name == "affix-shield-1");
 }
 
 TEST_CASE("plan: names, the next free one, and a machine left with no CPU", "[shield]") {
@@ -192,6 +202,15 @@ TEST_CASE("machine: cgroup2 with cpuset, systemd, cgroup v1, neither", "[shield]
   CHECK_FALSE(m.cpuset_enabled);
   CHECK(m.has_exclusive);
   CHECK(format_cpulist(m.online) == "0-7");
+  CHECK(m.partitions.empty());
+  root.write("sys/fs/cgroup/rt/cpuset.cpus.partition", "isolated\n");
+  root.write("sys/fs/cgroup/rt/cpuset.cpus.effective", "6-7\n");
+  root.write("sys/fs/cgroup/bad/cpuset.cpus.partition", "root invalid (Cpu list in cpuset.cpus not exclusive)\n");
+  root.write("sys/fs/cgroup/plain/cpuset.cpus.partition", "member\n");
+  m = read_shield_machine(SysRoot(root.path()), files);
+  REQUIRE(m.partitions.size() == 1);
+  CHECK(m.partitions[0].first == "/sys/fs/cgroup/rt");
+  CHECK(format_cpulist(m.partitions[0].second) == "6-7");
   root.mkdir("run/systemd/system");
   root.write("sys/fs/cgroup/cgroup.subtree_control", "cpuset cpu memory\n");
   root.remove("sys/fs/cgroup/cpuset.cpus.isolated");  // Linux 6.1

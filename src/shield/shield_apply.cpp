@@ -80,6 +80,7 @@ MadeShield make_shield(ShieldOs& os, const ShieldPlan& plan, const CpuSet& onlin
       }
       Op op = step.op;
       if (op.kind == OpKind::SystemSet && os.files.exists(op.path)) continue;  // another shield's
+      if (op.kind == OpKind::Controller && lists_word(os.files.read(op.path).value_or(""), op.value)) continue;
       read_before(os.files, op);
       if (!recorded_after(op.kind)) record_op(os, rec, op);
       make_op(os, op, others);

@@ -4,26 +4,12 @@
 
 #include "cgroup_mounts.hpp"
 #include "error.hpp"
+#include "partition_verdict.hpp"
+#include "shield_ops.hpp"
 #include "text.hpp"
 
 namespace affix {
 
-namespace {
-
-bool lists_word(const std::optional<std::string>& text, std::string_view word) {
-  if (!text) return false;
-  std::string_view t = *text;
-  size_t i = 0;
-  while (i < t.size()) {
-    while (i < t.size() && (t[i] == ' ' || t[i] == '\n')) ++i;
-    size_t start = i;
-    while (i < t.size() && t[i] != ' ' && t[i] != '\n') ++i;
-    if (t.substr(start, i - start) == word) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 std::vector<ShieldRecord> read_records(FilesOs& files, std::vector<std::string>& bad) {
   std::vector<ShieldRecord> out;
@@ -70,11 +56,18 @@ ShieldMachine read_shield_machine(const SysRoot& root, FilesOs& files) {
     if (mount.fstype == "cgroup2" && !v2) v2 = mount;
     if (is_cpuset_v1(mount) && !v1) v1 = mount;
   }
-  if (v2 && v2->root == "/" && lists_word(files.read(v2->mountpoint + "/cgroup.controllers"), "cpuset")) {
+  if (v2 && v2->root == "/" && lists_word(files.read(v2->mountpoint + "/cgroup.controllers").value_or(""), "cpuset")) {
     m.layout = m.systemd ? ShieldLayout::Systemd : ShieldLayout::Cgroup2;
     m.cgroup_root = v2->mountpoint;
-    m.cpuset_enabled = lists_word(files.read(v2->mountpoint + "/cgroup.subtree_control"), "cpuset");
+    m.cpuset_enabled = lists_word(files.read(v2->mountpoint + "/cgroup.subtree_control").value_or(""), "cpuset");
     m.has_exclusive = files.exists(v2->mountpoint + "/cpuset.cpus.isolated");
+    for (const auto& child : files.list(v2->mountpoint)) {
+      std::string dir = v2->mountpoint + "/" + child;
+      auto state = files.read(dir + "/cpuset.cpus.partition");
+      if (!state || !parse_partition(*state).valid) continue;
+      auto cpus = parse_cpulist(trim_space(files.read(dir + "/cpuset.cpus.effective").value_or("")), true);
+      m.partitions.emplace_back(dir, cpus ? *cpus.value : CpuSet());
+    }
     return m;
   }
   if (v1 && v1->root == "/") {

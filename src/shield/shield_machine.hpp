@@ -27,6 +27,12 @@ struct ShieldMachine {
   bool has_exclusive = false;   // cgroup2: this kernel has cpuset.cpus.exclusive (Linux 6.7 and later)
   bool systemd = false;         // systemd runs the machine (/run/systemd/system is a directory)
   CpuSet online;
+  // cgroup2: the partitions the kernel holds below the root (any program's),
+  // with their CPUs: a sibling whose cpuset.cpus overlaps one makes the
+  // kernel invalidate it, and it stays invalid after the sibling goes
+  // (seen on 6.1 and 6.12), so a shield on their CPUs is refused before
+  // anything is written.
+  std::vector<std::pair<std::string, CpuSet>> partitions;
   std::vector<ShieldRecord> records;  // the shields there are, by name
   std::vector<std::string> bad_records;  // "PATH: WHY" of records that cannot be read
 };

@@ -59,6 +59,17 @@ void make_system_set(ShieldOs& os, const Op& op, const std::vector<ShieldRecord>
 
 }  // namespace
 
+bool lists_word(std::string_view text, std::string_view word) {
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\n')) ++i;
+    size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\n') ++i;
+    if (i > start && text.substr(start, i - start) == word) return true;
+  }
+  return false;
+}
+
 std::vector<pid_t> parse_pids(std::string_view text) {
   std::vector<pid_t> out;
   while (!text.empty()) {

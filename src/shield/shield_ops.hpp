@@ -30,6 +30,10 @@ std::string undo_op(ShieldOs& os, const Op& op, bool last_shield, std::vector<st
 // (kernel threads bound to CPUs: EINVAL) go to `stayed`. The number moved.
 size_t move_tasks(FilesOs& files, const std::string& from, const std::string& to, std::vector<pid_t>& stayed);
 
+// Whether `word` is one of the blank-separated words of `text` (a
+// cgroup.controllers or cgroup.subtree_control).
+bool lists_word(std::string_view text, std::string_view word);
+
 // The numbers of a cgroup.procs (or tasks) file.
 std::vector<pid_t> parse_pids(std::string_view text);
 

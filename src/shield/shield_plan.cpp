@@ -35,6 +35,14 @@ std::string next_name(const ShieldMachine& m) {
 
 void plan_cgroup2(const ShieldMachine& m, ShieldPlan& plan) {
   const ShieldRecord& r = plan.record;
+  for (const auto& [dir, cpus] : m.partitions)
+    if (cpus.intersects(r.cpus))
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("shield {} (CPUs {}) overlaps the partition {} (CPUs {}): writing its CPUs would make the "
+                              "kernel invalidate that one for good ('Cpu list in cpuset.cpus not exclusive'); nothing "
+                              "was changed", r.name, format_cpulist(r.cpus), printable(dir), format_cpulist(cpus)),
+                  "'affix show --shield' lists the shields and their CPUs; give CPUs no other partition holds, or "
+                  "remove that one first ('affix shield --off NAME')");
   if (!m.cpuset_enabled) plan.steps.push_back(change(OpKind::Controller, m.cgroup_root + "/cgroup.subtree_control", "cpuset"));
   plan.steps.push_back(change(OpKind::Mkdir, r.cgroup, {}));
   plan.steps.push_back(change(OpKind::Write, r.cgroup + "/cpuset.cpus", format_cpulist(r.cpus)));

@@ -12,7 +12,10 @@
 //   - cpuset.cpus.partition reads what `verdict` says for that file where it
 //     says something ("root invalid (...)"), else, as the kernel, "TYPE
 //     invalid (Cpu list in cpuset.cpus not exclusive)" where a sibling
-//     partition holds one of its CPUs, else what was written; in v1,
+//     partition holds one of its CPUs, else what was written; a sibling's
+//     cpuset.cpus written over a partition's CPUs makes that one invalid for
+//     good (as 6.1 and 6.12 do), cpuset.cpus.exclusive over them is EINVAL;
+//     in v1,
 //     cpuset.cpus overlapping an exclusive sibling's, or cpu_exclusive 1
 //     overlapping any sibling's, is EINVAL; effective lists follow;
 //   - any write to a path in `refuse` fails with that errno; `fail_write_at`
@@ -134,6 +137,21 @@ public:
         if ((mine_exclusive || files[sib + "/cpuset.cpu_exclusive"] == "1\n") && mine.intersects(cpus_of(files[sib + "/cpuset.cpus"])))
           return EINVAL;
     }
+    if (!v1 && name == "cpuset.cpus.exclusive") {
+      CpuSet mine = cpus_of(value);
+      for (const auto& sib : siblings(dir)) {
+        auto p = read(sib + "/cpuset.cpus.partition");
+        bool part = p && (*p == "root\n" || *p == "isolated\n");
+        if (mine.intersects(cpus_of(files[sib + "/cpuset.cpus.exclusive"])) || (part && mine.intersects(cpus_of(files[sib + "/cpuset.cpus"]))))
+          return EINVAL;
+      }
+    }
+    if (!v1 && name == "cpuset.cpus")  // a sibling partition on these CPUs: invalid, and it stays so
+      for (const auto& sib : siblings(dir)) {
+        auto p = read(sib + "/cpuset.cpus.partition");
+        if (p && (*p == "root\n" || *p == "isolated\n") && cpus_of(value).intersects(cpus_of(files[sib + "/cpuset.cpus"])))
+          files[sib + "/cpuset.cpus.partition"] = p->substr(0, p->size() - 1) + " invalid (Cpu list in cpuset.cpus not exclusive)\n";
+      }
     files[path] = value;
     if (name == "cpuset.cpus") files[dir + (v1 ? "/cpuset.effective_cpus" : "/cpuset.cpus.effective")] = value;
     if (!v1 && name == "cpuset.cpus.partition" && value != "member\n") {

@@ -66,6 +66,12 @@ struct ShieldWorld {
     m.cpuset_enabled = control != fs.files.end() && control->second.find("cpuset") != std::string::npos;
     m.has_exclusive = fs.exclusive;
     m.online = shield_cpus("0-7");
+    if (!fs.v1)
+      for (const auto& name : fs.list(root)) {
+        auto p = fs.read(root + "/" + name + "/cpuset.cpus.partition");
+        if (p && (*p == "root\n" || *p == "isolated\n"))
+          m.partitions.emplace_back(root + "/" + name, *parse_cpulist(fs.files[root + "/" + name + "/cpuset.cpus"], true).value);
+      }
     std::vector<std::string> bad;
     m.records = read_records(fs, bad);
     return m;
