@@ -47,6 +47,7 @@ void machine(const TempRoot& root, const std::string& partition) {
              "affix-shield-record\t1\nname\taffix-shield-1\nlayout\tcgroup2\ncgroup\t/sys/fs/cgroup/affix-shield-1\n"
              "cpus\t6-7\nmems\t\nmode\tisolated\nirqs\tyes\nlauncher\t250\t777\t300\n");
   task(root, 1, "init", 0, "0-5", "/");
+  task(root, 2, "kthreadd", k_pf_kthread, "0-7", "/");  // a kernel thread cgroup v1 will not move
   task(root, 40, "migration/6", k_pf_kthread | k_pf_no_setaffinity, "6", "/");
   task(root, 41, "kworker/u16:2", k_pf_kthread | k_pf_no_setaffinity, "0-5", "/");
   task(root, 250, "affix", 0, "0-5", "/", 777);
@@ -87,8 +88,11 @@ TEST_CASE("status: the kernel's partition, who is inside, and per CPU what may s
   CHECK(s.inside[0].first == 300);
   REQUIRE(s.cpus.size() == 2);
   CHECK(s.cpus[0].cpu == 6);
-  REQUIRE(s.cpus[0].kernel.size() == 1);
-  CHECK(s.cpus[0].kernel[0].comm == "migration/6");
+  REQUIRE(s.cpus[0].kernel.size() == 2);
+  CHECK(s.cpus[0].kernel[0].comm == "kthreadd");
+  CHECK_FALSE(s.cpus[0].kernel[0].bound);
+  CHECK(s.cpus[0].kernel[1].comm == "migration/6");
+  CHECK(s.cpus[0].kernel[1].bound);
   REQUIRE(s.cpus[0].others.size() == 1);
   CHECK(s.cpus[0].others[0].pid == 400);
   CHECK(s.cpus[0].irqs.empty());
@@ -104,9 +108,11 @@ TEST_CASE("status: the kernel's partition, who is inside, and per CPU what may s
         "  inside    1 process: 300 (server)\n"
         "  launcher  affix 250 runs command 300 in it; the shield goes when that ends\n"
         "  CPU 6     kernel threads that cannot move: migration/6 (40)\n"
+        "            other kernel threads: kthreadd (2)\n"
         "            IRQs: none\n"
         "            other tasks: sshd\\e (400, cgroup /system.slice/ssh.service)\n"
         "  CPU 7     kernel threads that cannot move: none\n"
+        "            other kernel threads: kthreadd (2)\n"
         "            IRQs: 40 (nvme0q7)\n"
         "            other tasks: sshd\\e (400, cgroup /system.slice/ssh.service)\n");
 
@@ -126,7 +132,9 @@ TEST_CASE("status: the kernel's partition, who is inside, and per CPU what may s
   CHECK(j[0]["launcher"]["pid"].number == 250);
   CHECK(j[0]["inside"][0]["comm"].string == "server");
   CHECK(j[0]["per_cpu"][0]["others"][0]["pid"].number == 400);
-  CHECK(j[0]["per_cpu"][0]["kernel_threads"][0]["tid"].number == 40);
+  CHECK(j[0]["per_cpu"][0]["kernel_threads"][1]["tid"].number == 40);
+  CHECK(j[0]["per_cpu"][0]["kernel_threads"][1]["bound"].boolean);
+  CHECK_FALSE(j[0]["per_cpu"][0]["kernel_threads"][0]["bound"].boolean);
   CHECK(j[0]["per_cpu"][1]["irqs"][0]["name"].string == "nvme0q7");
   CHECK(j[0]["per_cpu"][1]["irqs"][0]["managed"].is_null());
   CHECK(j[0]["problems"].array.size() == 1);

@@ -47,16 +47,16 @@ std::string process_list(const std::vector<std::pair<pid_t, std::string>>& procs
   return out;
 }
 
-std::string tasks_text(const std::vector<TaskOnCpus>& tasks, bool with_cgroup) {
-  if (tasks.empty()) return "none";
+std::string tasks_text(const std::vector<TaskOnCpus>& tasks, bool with_cgroup, int bound = -1) {
   std::string out;
   for (const auto& t : tasks) {
+    if (bound >= 0 && t.bound != (bound == 1)) continue;
     out += (out.empty() ? "" : ", ") + printable(t.comm) + " (" + std::to_string(t.tid);
     if (t.tid != t.pid) out += fmt::format(" of {}", t.pid);
     if (with_cgroup) out += ", cgroup " + (t.cgroup.empty() ? std::string("unknown") : printable(t.cgroup));
     out += ")";
   }
-  return out;
+  return out.empty() ? "none" : out;
 }
 
 std::string irqs_text(const std::vector<IrqOnCpus>& irqs) {
@@ -93,6 +93,8 @@ void task_json(JsonWriter& j, const TaskOnCpus& t, bool with_cgroup) {
   if (with_cgroup) {
     j.field("cgroup", t.cgroup);
     j.field("cpus", format_cpulist(t.cpus));
+  } else {
+    j.field("bound", t.bound);
   }
   j.end_object();
 }
@@ -122,7 +124,9 @@ std::string format_shields_text(const std::vector<ShieldStatus>& shields, const 
     out += fmt::format("  inside    {}\n", process_list(s.inside));
     out += fmt::format("  launcher  {}\n", launcher_text(s));
     for (const auto& c : s.cpus) {
-      out += fmt::format("  CPU {:<5} kernel threads that cannot move: {}\n", c.cpu, tasks_text(c.kernel, false));
+      out += fmt::format("  CPU {:<5} kernel threads that cannot move: {}\n", c.cpu, tasks_text(c.kernel, false, 1));
+      std::string free = tasks_text(c.kernel, false, 0);
+      if (free != "none") out += fmt::format("            other kernel threads: {}\n", free);
       out += fmt::format("            IRQs: {}\n", irqs_text(c.irqs));
       out += fmt::format("            other tasks: {}\n", tasks_text(c.others, true));
     }

@@ -74,8 +74,8 @@ std::vector<Task> read_tasks_of_machine(const SysRoot& root, bool v1) {
         auto status = read_status(root, dir);
         if (!st || !status) continue;  // gone
         Task t;
-        t.task = TaskOnCpus{pid, tid, st->comm, cgroup_of(root, dir, v1), status->cpus};
-        t.kernel = (st->flags & k_pf_kthread) != 0 && (st->flags & k_pf_no_setaffinity) != 0;
+        t.task = TaskOnCpus{pid, tid, st->comm, cgroup_of(root, dir, v1), status->cpus, (st->flags & k_pf_no_setaffinity) != 0};
+        t.kernel = (st->flags & k_pf_kthread) != 0;
         out.push_back(std::move(t));
       } catch (const Error&) {
         // a task that vanished mid-read

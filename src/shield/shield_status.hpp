@@ -27,6 +27,7 @@ struct TaskOnCpus {
   std::string comm;    // the thread's
   std::string cgroup;  // its cgroup (of the shield's hierarchy), relative to the mount
   CpuSet cpus;         // Cpus_allowed_list
+  bool bound = false;  // a kernel thread that cannot move (PF_NO_SETAFFINITY)
 };
 
 struct IrqOnCpus {
@@ -39,7 +40,7 @@ struct IrqOnCpus {
 
 struct CpuReport {
   unsigned cpu = 0;
-  std::vector<TaskOnCpus> kernel;  // kernel threads that cannot move (PF_NO_SETAFFINITY) and may run here
+  std::vector<TaskOnCpus> kernel;  // kernel threads that may run here (bound: they cannot move)
   std::vector<IrqOnCpus> irqs;     // IRQs the kernel delivers here (effective list, else smp_affinity_list)
   std::vector<TaskOnCpus> others;  // every other task outside the shield that may run here
 };
@@ -67,7 +68,8 @@ std::vector<ShieldStatus> read_shield_status(const SysRoot& root, FilesOs& files
 
 // Whether `status`'s shield stands as asked: its cgroup there, the kernel
 // holding it, and no task of another cgroup allowed on its CPUs (kernel
-// threads that cannot move aside); each problem as a phrase.
+// threads aside: the kernel's, and some it will not let go of its root
+// cgroup, as kthreadd in cgroup v1); each problem as a phrase.
 std::vector<std::string> shield_problems(const ShieldStatus& status);
 
 }  // namespace affix

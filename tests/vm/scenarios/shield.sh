@@ -47,8 +47,8 @@ check_eq "show: partition" "isolated" "$(json '.[0].kernel.partition')"
 check_eq "show: isolated CPUs, read back" "4-7" "$(json '.[0].kernel.isolated')"
 check_eq "show: workqueues, read back" "0-3" "$(json '.[0].kernel.workqueue')"
 check_eq "show: no other task on its CPUs" "0" "$(json '[.[0].per_cpu[].others[]] | length')"
-check_eq "show: bound kernel threads listed (migration/4)" "migration/4" \
-  "$(json '.[0].per_cpu[0].kernel_threads[] | select(.comm == "migration/4") | .comm')"
+check_eq "show: bound kernel threads listed (migration/4)" "migration/4 true" \
+  "$(json '.[0].per_cpu[0].kernel_threads[] | select(.comm == "migration/4") | "\(.comm) \(.bound)"')"
 check_eq "show: standing" "none" "$(json '.[0].launcher.state')"
 
 # An overlapping shield: refused before a write (a sibling's cpuset.cpus on
