@@ -44,8 +44,8 @@ constexpr CommandEntry k_commands[] = {
               "                                                    how threads move, where memory is\n",
      command_watch},
     {"shield",
-     "  affix shield WHERE [--isolated] [--irqs] [--mem[=NODES]] [--name NAME] [--dry-run] [-- COMMAND...]\n"
-     "                                                    fence CPUs off for one program\n"
+     "  affix shield WHERE [--isolated] [--irqs] [--mem[=NODES]] [--name NAME]\n"
+     "               [--dry-run] [-- COMMAND...]          fence CPUs off for one program\n"
      "  affix shield --off NAME                           remove a shield, put everything back\n",
      command_shield},
 };

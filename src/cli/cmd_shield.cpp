@@ -98,7 +98,13 @@ int shield_make(const CommandLine& cl) {
   ShieldRequest sr{p.cpus, shield_mems(cl, topo, machine), cl.isolated, cl.irqs, cl.name.value_or("")};
   ShieldPlan plan = plan_shield(m, sr);
   if (cl.dry_run) {
-    std::fputs(format_plan(plan).c_str(), stdout);
+    std::string out = format_plan(plan);
+    if (!cl.rest.empty()) {
+      std::string words;
+      for (const auto& w : cl.rest) words += " " + printable(w);
+      out += fmt::format("  then run{} in it, and remove the shield when it ends\n", words);
+    }
+    std::fputs(out.c_str(), stdout);
     return k_exit_ok;
   }
   check_may_write(files, m.cgroup_root);
