@@ -11,10 +11,10 @@
 root=$(mktemp -d /tmp/affix-shield-XXXXXX)
 trap 'rm -rf "$root" ${anyone_dir:+"$anyone_dir"}' EXIT
 run() { out=$("$@" 2>"$root/err"); rc=$?; err=$(<"$root/err"); }
-state() {  # what a shield would change, as it is now
+state() {  # what a shield would change, as it is now (other tests make cpusets of their own meanwhile)
   ls -a /run/affix 2>/dev/null
-  for d in /sys/fs/cgroup /sys/fs/cgroup/cpuset; do ls "$d" 2>/dev/null; done
-  cat /proc/irq/default_smp_affinity /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+  ls -d /sys/fs/cgroup/affix-shield-* /sys/fs/cgroup/cpuset/affix-shield-* /sys/fs/cgroup/cpuset/affix-system 2>/dev/null
+  cat /proc/irq/default_smp_affinity /sys/fs/cgroup/cgroup.subtree_control /sys/fs/cgroup/cpuset/cpuset.sched_load_balance 2>/dev/null
 }
 before=$(state)
 
