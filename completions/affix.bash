@@ -2,18 +2,19 @@
 #
 # Completes commands, options, option values, locations with the machine's
 # real socket, node and CPU numbers (read from /sys, or from --root DIR, or
-# from $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, and the wrapped command
-# after WHERE. Works with or without the bash-completion package.
+# from $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, shield names
+# for shield --off, and the wrapped command after WHERE (run, shield). Works with or without the bash-completion package.
 
-_affix_commands="run pin show topo explain watch"
+_affix_commands="run pin show topo explain watch shield"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c "
+_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c --name --off "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem --gpu"
 _affix_run_opts="$_affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help"
-_affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --root --ranks -h --help"
+_affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help"
 _affix_pin_opts="$_affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help"
-_affix_show_opts="--json --tree --pinned --irq --root -h --help"
+_affix_show_opts="--json --tree --pinned --irq --shield --root -h --help"
+_affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose -h --help"
 _affix_topo_opts="--json --root -h --help"
 _affix_watch_opts="-i --interval -c --count --threads --json -h --help"
 _affix_global_opts="-h --help -V --version"
@@ -303,6 +304,13 @@ _affix_value()
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur"))
             ;;
+        --off) COMPREPLY=($(compgen -W "$(ls "$root/run/affix/shields" 2>/dev/null)" -- "$cur")) ;;
+        --shield-mem)  # shield --mem=NODES
+            local pre=
+            [[ $cur == *,* ]] && pre=${cur%,*},
+            for n in $(_affix_ids "$root" node ""); do cands+=("$pre$n"); done
+            COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur"))
+            ;;
         *) COMPREPLY=() ;;
     esac
 }
@@ -351,6 +359,8 @@ _affix()
         w=${words[k]}
         if ((endopts == 0)) && [[ $w == -- ]]; then
             endopts=1
+        elif ((endopts == 0)) && [[ $cmd == shield && $w == --mem ]]; then
+            :  # shield's --mem takes its nodes attached (--mem=NODES) or none
         elif ((endopts == 0)) && [[ $_affix_value_opts == *" $w "* ]]; then
             if ((k + 1 == cword)); then
                 _affix_value "$w" "$cur" "$root"
@@ -361,16 +371,16 @@ _affix()
             [[ $w == --root ]] && root=${words[k]}
         elif ((endopts == 0)) && [[ $w == -* && ( $where -lt 0 || " $opts " == *" ${w%%=*} "* ) ]]; then
             [[ $w == --root=* ]] && root=${w#--root=}
-        elif [[ $cmd == run || $cmd == pin || $cmd == explain ]] && ((where < 0)); then
+        elif [[ $cmd == run || $cmd == pin || $cmd == explain || $cmd == shield ]] && ((where < 0)); then
             where=$k
-        elif [[ $cmd == run ]]; then
+        elif [[ $cmd == run || $cmd == shield ]]; then
             cmdidx=$k
             break
         fi
     done
 
-    # After WHERE in the run form: the wrapped command and its arguments.
-    if [[ $cmd == run ]] && ((cmdidx < 0 && where >= 0)) &&
+    # After WHERE in the run form (and shield's): the wrapped command and its arguments.
+    if [[ $cmd == run || $cmd == shield ]] && ((cmdidx < 0 && where >= 0)) &&
         [[ $endopts == 1 || $cur != -* ]]; then
         cmdidx=$cword
     fi
@@ -386,7 +396,11 @@ _affix()
     fi
 
     if [[ $cur == --*=* ]]; then
-        _affix_value "${cur%%=*}" "${cur#*=}" "$root"
+        if [[ $cmd == shield && ${cur%%=*} == --mem ]]; then
+            _affix_value --shield-mem "${cur#*=}" "$root"
+        else
+            _affix_value "${cur%%=*}" "${cur#*=}" "$root"
+        fi
         COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
         _affix_trim "$cur"
         return 0
@@ -397,7 +411,7 @@ _affix()
         return 0
     fi
     case $cmd in
-        run | explain | pin)
+        run | explain | pin | shield)
             if ((where < 0)); then
                 _affix_where "$cur" "$root"
                 ((cword == 1)) && COMPREPLY+=($(compgen -W "$_affix_commands" -- "$cur"))

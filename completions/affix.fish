@@ -2,16 +2,17 @@
 #
 # Commands, options, option values, locations with the machine's real socket,
 # node and CPU numbers (read from /sys, from --root DIR, or from
-# $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, and the wrapped command
-# after WHERE.
+# $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, shield names for
+# shield --off, and the wrapped command after WHERE (run, shield).
 
-set -g __affix_commands run pin show topo explain watch
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c
+set -g __affix_commands run pin show topo explain watch shield
+set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c --name --off
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
-set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --root --ranks -h --help
+set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
-set -g __affix_opts_show --json --tree --pinned --irq --root -h --help
+set -g __affix_opts_show --json --tree --pinned --irq --shield --root -h --help
+set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --verbose -h --help
 set -g __affix_opts_topo --json --root -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json -h --help
 
@@ -44,6 +45,8 @@ function __affix_state
         set -l w $tokens[$i]
         if test $endopts = 0; and test "x$w" = x--
             set endopts 1
+        else if test $endopts = 0; and test $cmd = shield; and test "x$w" = x--mem
+            # shield's --mem takes its nodes attached (--mem=NODES) or none
         else if test $endopts = 0; and contains -- $w $__affix_value_opts
             set i (math $i + 1)
             if test "$w" = --root; and test $i -le $n
@@ -54,18 +57,18 @@ function __affix_state
             end
             test "$w" = --tid; and set tid 1
             string match -q -- '--root=*' $w; and set root (string replace -- --root= '' $w)
-        else if contains -- $cmd run pin explain; and test $where = 0
+        else if contains -- $cmd run pin explain shield; and test $where = 0
             set where $i
-        else if test $cmd = run
-            printf '%s\n' run wrapped $tokens[$i..-1] "$cur"
+        else if contains -- $cmd run shield
+            printf '%s\n' $cmd wrapped $tokens[$i..-1] "$cur"
             return
         end
         set i (math $i + 1)
     end
     set -l next options
-    if contains -- $cmd run pin explain; and test $where = 0
+    if contains -- $cmd run pin explain shield; and test $where = 0
         set next where
-    else if test $cmd = run; and begin
+    else if contains -- $cmd run shield; and begin
             test $endopts = 1; or not string match -q -- '-*' $cur
         end
         set next wrapped
@@ -75,7 +78,7 @@ function __affix_state
         set next pids
     end
     if test $next = wrapped
-        printf '%s\n' run wrapped "$cur"
+        printf '%s\n' $cmd wrapped "$cur"
         return
     end
     printf '%s\n' $cmd $next "$root"
@@ -356,6 +359,7 @@ complete -c affix -n '__affix_next first' -a 'show' -d 'where processes run'
 complete -c affix -n '__affix_next first' -a 'topo' -d 'the machine'
 complete -c affix -n '__affix_next first' -a 'explain' -d 'resolve WHERE, change nothing'
 complete -c affix -n '__affix_next first' -a 'watch' -d 'how threads move, where memory is'
+complete -c affix -n '__affix_next first' -a 'shield' -d 'fence CPUs off for one program'
 complete -c affix -n '__affix_next first where' -a '(__affix_where)'
 complete -c affix -n '__affix_next pids tids' -a '(__affix_pids)'
 complete -c affix -n '__affix_next wrapped' -a '(__affix_wrapped)'
@@ -392,6 +396,15 @@ complete -c affix -n '__affix_for pin' -l irq -d 'the IDs are IRQs or devices: m
 # explain
 complete -c affix -n '__affix_for explain' -l ranks -x -a '2 4 8' -d 'the map of N local ranks'
 complete -c affix -n '__affix_for explain' -l as -x -a 'systemd nginx docker taskset numactl' -d "another launcher's words"
+# shield
+complete -c affix -n '__affix_for shield' -l isolated -d 'off load balancing and unbound workqueues too'
+complete -c affix -n '__affix_for shield' -l irqs -d 'move every movable IRQ off the CPUs'
+complete -c affix -n '__affix_for shield' -l mem -d 'the shield\'s memory nodes (--mem=NODES)'
+complete -c affix -n '__affix_for shield' -l name -x -d 'call it NAME'
+complete -c affix -n '__affix_for shield' -l off -x -a '(ls (__affix_root)/run/affix/shields 2>/dev/null)' -d 'remove shield NAME'
+complete -c affix -n '__affix_for shield' -l dry-run -d 'print what would be changed'
+complete -c affix -n '__affix_for shield' -s v -l verbose -d 'print each change'
+complete -c affix -n '__affix_for show explain' -l shield -d 'shields: show them; explain: systemd lines that fence WHERE off'
 # show
 complete -c affix -n '__affix_for show' -l tree -d 'each process and all its descendants'
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
@@ -399,7 +412,7 @@ complete -c affix -n '__affix_for show' -l irq -d 'interrupts: CPU lists, device
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'
 complete -c affix -n '__affix_for show topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
-complete -c affix -n '__affix_for run pin show topo explain watch; and not __affix_next first' -s h -l help -d 'print usage'
+complete -c affix -n '__affix_for run pin show topo explain watch shield; and not __affix_next first' -s h -l help -d 'print usage'
 # watch
 complete -c affix -n '__affix_for watch' -s i -l interval -x -a '0.5 1 2 5 10' -d 'seconds between samples'
 complete -c affix -n '__affix_for watch' -s c -l count -x -d 'stop after N intervals'

@@ -80,7 +80,22 @@ TEST_CASE("--check: a thread that may run outside is named, with its list and th
         "{\"ok\": false, \"targets\": [{\"id\": 10, \"scope\": \"process\", \"cpus\": \"0-3\", \"spread\": null, "
         "\"exited\": false, \"ok\": false, \"processes\": 1, \"threads\": 3, \"outside\": ["
         "{\"pid\": 10, \"tid\": 11, \"comm\": \"w11\", \"cpus\": \"0-7\", \"want\": \"0-3\"}, "
-        "{\"pid\": 10, \"tid\": 12, \"comm\": \"w12\", \"cpus\": \"4\", \"want\": \"0-3\"}], \"memory\": null, \"env\": null}]}\n");
+        "{\"pid\": 10, \"tid\": 12, \"comm\": \"w12\", \"cpus\": \"4\", \"want\": \"0-3\"}], \"memory\": null, \"env\": null}], "
+        "\"shields\": []}\n");
+  // A shield the selection shares: its problems fail the check, each a line.
+  c.report.shields.push_back(ShieldCheck{"affix-shield-1", *parse_cpulist("2-3").value, {"thread 40 (sshd) of process 40, in cgroup /, may run on CPUs 2-3"}});
+  c.report.shields.push_back(ShieldCheck{"db", *parse_cpulist("1").value, {}});
+  CHECK(format_check(SysRoot(root.path()), c.report, false) ==
+        "10: 3 threads, 2 not within CPUs 0-3\n"
+        "  11 (w11): cpus 0-7, not within 0-3\n"
+        "  12 (w12): cpus 4, not within 0-3\n"
+        "shield affix-shield-1 (CPUs 2-3): thread 40 (sshd) of process 40, in cgroup /, may run on CPUs 2-3\n"
+        "shield db (CPUs 1): held, no other task on its CPUs\n");
+  std::string json = check_json(c.report);
+  CHECK(json.substr(json.find("\"shields\"")) ==
+        "\"shields\": [{\"name\": \"affix-shield-1\", \"cpus\": \"2-3\", \"ok\": false, \"problems\": "
+        "[\"thread 40 (sshd) of process 40, in cgroup /, may run on CPUs 2-3\"]}, "
+        "{\"name\": \"db\", \"cpus\": \"1\", \"ok\": true, \"problems\": []}]}\n");
 }
 
 TEST_CASE("--check -v: every thread's line") {

@@ -33,7 +33,8 @@ constexpr CommandEntry k_commands[] = {
      command_pin},
     {"show",
      "  affix show [--json] [PID...]                      where processes and threads run\n"
-     "  affix show --pinned [--json]                      every pinned process\n",
+     "  affix show --pinned [--json]                      every pinned process\n"
+     "  affix show --shield [--json]                      the shields, what runs on their CPUs\n",
      command_show},
     {"topo", "  affix topo [--json]                               the machine's topology\n",
      command_topo},
@@ -42,6 +43,11 @@ constexpr CommandEntry k_commands[] = {
     {"watch", "  affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]\n"
               "                                                    how threads move, where memory is\n",
      command_watch},
+    {"shield",
+     "  affix shield WHERE [--isolated] [--irqs] [--mem[=NODES]] [--name NAME]\n"
+     "               [--dry-run] [-- COMMAND...]          fence CPUs off for one program\n"
+     "  affix shield --off NAME                           remove a shield, put everything back\n",
+     command_shield},
 };
 
 std::string usage() {

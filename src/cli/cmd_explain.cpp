@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
@@ -19,6 +21,7 @@
 #include "launch_env.hpp"
 #include "near.hpp"
 #include "resolver.hpp"
+#include "shield_systemd.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
 
@@ -46,6 +49,10 @@ int command_explain(const Args& args) {
     std::fputs(command_help(CommandKind::Explain).c_str(), stdout);
     return k_exit_ok;
   }
+  if (cl.shield && cl.as != AsFormat::Systemd)
+    throw Error(ErrorKind::Usage, "--shield goes with --as systemd",
+                "'affix explain --shield WHERE --as systemd' prints the AllowedCPUs= lines that keep systemd's "
+                "slices off WHERE; 'affix shield WHERE --dry-run' what affix shield would change");
   if (cl.spread && (cl.json || (cl.as && *cl.as != AsFormat::Nginx)))
     throw Error(ErrorKind::Usage, "--spread is shown in explain's text and by --as nginx, not with --json "
                                   "or another --as");
@@ -61,7 +68,9 @@ int command_explain(const Args& args) {
     location_error = e;
   }
   Topology topo = read_topology(root);
-  Allowed allowed = read_allowed(root, topo, linux_os());
+  // A shield is made from the root cgroup: WHERE is of every online CPU.
+  Allowed allowed = cl.shield ? Allowed{topo.online, topo.node_set(), std::nullopt, "all-online", "all-nodes"}
+                              : read_allowed(root, topo, linux_os());
   EnvLookup env = process_env();
   if (location_error) throw *location_error;
   read_location_devices(root, *locations, topo);
@@ -91,6 +100,18 @@ int command_explain(const Args& args) {
   if (!cl.root && placement.mem_policy == MemPolicy::Weighted && !linux_os().has_weighted_interleave())
     placement.warnings.push_back("this kernel has no MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 and later have it): "
                                  "'run' would refuse --mem weighted");
+  if (cl.shield) {
+    CpuSet rest = topo.online - placement.cpus;
+    if (rest.empty())
+      throw Error(ErrorKind::Resolution,
+                  fmt::format("shielding CPUs {} leaves no online CPU to the rest of the machine",
+                              format_cpulist(placement.cpus)),
+                  "leave at least one online CPU outside every shield: PID 1 and the kernel's own threads need one");
+    for (auto& w : placement.warnings) print_warning(w);
+    std::string lines = systemd_shield_lines(placement.cpus, rest, placement.mem_policy ? &placement.mem_nodes : nullptr);
+    std::fputs(lines.c_str(), stdout);
+    return k_exit_ok;
+  }
   if (cl.as) {
     // Nothing but the launcher's lines on stdout; the warnings on stderr.
     unsigned per_cpu = std::max(1u, cl.spread);

@@ -28,6 +28,7 @@
 #include "proc.hpp"
 #include "near.hpp"
 #include "resolver.hpp"
+#include "shield_check.hpp"
 #include "topology.hpp"
 
 namespace affix {
@@ -185,6 +186,10 @@ int command_pin(const Args& args) {
       return gpu_env_expect(p.gpu->gpu);
     };
     CheckReport check = check_pin(root, report, mem_of, env_of);
+    CpuSet selected;
+    for (const auto& [id, p] : placements) selected |= p.cpus;
+    check.shields = check_shields(root, selected);
+    for (const auto& sh : check.shields) check.ok = check.ok && sh.problems.empty();
     std::string out = cl.json ? check_json(check) : format_check(root, check, cl.verbose);
     std::fputs(out.c_str(), stdout);
     return check.ok ? k_exit_ok : k_exit_failed;

@@ -1,4 +1,5 @@
-// affix show [--json] [--tree] [PID...] | affix show --pinned [--json]
+// affix show [--json] [--tree] [PID...] | affix show --pinned [--json] |
+// affix show --shield [--json]
 #include <unistd.h>
 
 #include <cstdio>
@@ -24,6 +25,7 @@ struct ShowOptions {
   bool tree = false;
   bool pinned = false;
   bool irq = false;
+  bool shield = false;
   std::string root = "/";
   std::vector<std::string> pids;
 };
@@ -45,6 +47,9 @@ std::optional<ShowOptions> parse_show(const Args& args) {
   }
   if (cl.pinned && cl.irq) throw Error(ErrorKind::Usage, "--pinned and --irq cannot be used together");
   if (cl.tree && cl.irq) throw Error(ErrorKind::Usage, "--tree and --irq cannot be used together");
+  if (cl.shield && (cl.tree || cl.pinned || cl.irq || !cl.rest.empty()))
+    throw Error(ErrorKind::Usage, "--shield lists the shields; it takes no PID and does not go with --tree, --pinned or --irq",
+                "'affix show --shield' shows every shield and what still runs on its CPUs");
   // Without a PID show is affix itself, which has no children: a tree of
   // one. What a user means is not that, and every process of the machine
   // is too much to print unasked.
@@ -52,7 +57,7 @@ std::optional<ShowOptions> parse_show(const Args& args) {
     throw Error(ErrorKind::Usage, "--tree needs a PID: the process whose tree to show",
                 "'affix show --tree 1' shows every process under PID 1");
   }
-  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.irq, cl.root.value_or("/"), std::move(cl.rest)};
+  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.irq, cl.shield, cl.root.value_or("/"), std::move(cl.rest)};
 }
 
 }  // namespace
@@ -62,6 +67,7 @@ int command_show(const Args& args) {
   if (!parsed) return k_exit_ok;
   const ShowOptions& o = *parsed;
   if (o.irq) return command_show_irq(o.json, o.root, o.pids);  // interrupts (cmd_irq.cpp)
+  if (o.shield) return command_show_shield(o.json, o.root);     // shields (cmd_shield.cpp)
   std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
   refuse_thread_ids(root, pids);

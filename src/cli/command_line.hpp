@@ -1,5 +1,5 @@
 #pragma once
-// The command lines of all six commands: argv words -> a plain struct.
+// The command lines of all seven commands: argv words -> a plain struct.
 // Parsing only, no side effects (nothing is read, nothing is checked against
 // the machine). One tokenizer, driven by each command's table of options
 // (command_line.cpp). Rules (affix(1), DESCRIPTION):
@@ -35,7 +35,7 @@ namespace affix {
 
 using Args = std::vector<std::string>;
 
-enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch };
+enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch, Shield };
 const char* command_kind_name(CommandKind kind);  // "run", "explain", "pin", "topo", ...
 
 // explain --as: another launcher's words for the placement.
@@ -69,6 +69,15 @@ struct CommandLine {
   bool irq = false;            // --irq
   // show
   bool pinned = false;         // --pinned
+  // show (the shields and what runs on their CPUs), explain (with --as
+  // systemd: the AllowedCPUs= lines that fence WHERE off)
+  bool shield = false;         // --shield
+  // shield (affix(1), SHIELD): WHERE, then an optional command in `rest`
+  bool isolated = false;       // --isolated
+  bool irqs = false;           // --irqs
+  std::optional<std::string> shield_mem;  // --mem ("") or --mem=NODES
+  std::optional<std::string> name;        // --name NAME
+  std::optional<std::string> off;         // --off NAME
   // watch: -i SECONDS and -c N as written (watch checks them once the
   // words are all read), and --threads
   std::optional<std::string> interval;

@@ -17,11 +17,15 @@ int command_run(const Args& args);      // cmd_run.cpp (execs; returns only on f
 int command_pin(const Args& args);      // cmd_pin.cpp
 int command_show(const Args& args);     // cmd_show.cpp
 int command_watch(const Args& args);    // cmd_watch.cpp
+int command_shield(const Args& args);   // cmd_shield.cpp (handles its own errors: 125 with a command)
 
 // --irq of pin and show (cmd_irq.cpp): interrupts, not processes.
 struct CommandLine;
 int command_pin_irq(const CommandLine& cl);
 int command_show_irq(bool json, const std::string& root, const std::vector<std::string>& words);
+
+// show --shield (cmd_shield.cpp): the shields and what runs on their CPUs.
+int command_show_shield(bool json, const std::string& root);
 
 // Top level: dispatch on the first word, print errors, map exit statuses.
 int main_entry(int argc, char** argv);

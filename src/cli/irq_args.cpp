@@ -29,16 +29,6 @@ bool on_class(const SysRoot& root, const std::string& name) {
 
 }  // namespace
 
-std::string irq_actions(const InterruptTable& table, unsigned irq) {
-  for (const auto& l : table.lines) {
-    if (l.irq != irq) continue;
-    std::string out;
-    for (const auto& a : l.actions) out += (out.empty() ? "" : ",") + a;
-    return out;
-  }
-  return {};
-}
-
 std::vector<unsigned> irqs_of_words(const SysRoot& root, const InterruptTable& table,
                                     const std::vector<std::string>& words) {
   std::vector<unsigned> out;

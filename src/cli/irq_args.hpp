@@ -19,7 +19,4 @@ namespace affix {
 std::vector<unsigned> irqs_of_words(const SysRoot& root, const InterruptTable& table,
                                     const std::vector<std::string>& words);
 
-// The actions of IRQ `irq` in the table, ","-joined ("" where none).
-std::string irq_actions(const InterruptTable& table, unsigned irq);
-
 }  // namespace affix

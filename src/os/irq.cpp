@@ -106,6 +106,16 @@ InterruptTable parse_interrupts(std::string_view text) {
   return table;
 }
 
+std::string irq_actions(const InterruptTable& table, unsigned irq) {
+  for (const auto& l : table.lines) {
+    if (l.irq != irq) continue;
+    std::string out;
+    for (const auto& a : l.actions) out += (out.empty() ? "" : ",") + a;
+    return out;
+  }
+  return {};
+}
+
 InterruptTable read_interrupts(const SysRoot& root) {
   auto text = root.read("proc/interrupts", 64u << 20);
   if (!text) throw Error(ErrorKind::Runtime, fmt::format("{}: cannot read", printable(root.path("proc/interrupts"))));

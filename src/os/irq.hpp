@@ -51,6 +51,8 @@ struct InterruptTable {
 // rest. Where the first line names no CPU column, `cpus` is empty and no
 // line is read.
 InterruptTable parse_interrupts(std::string_view text);
+// The actions of IRQ `irq` in the table, ","-joined ("" where none).
+std::string irq_actions(const InterruptTable& table, unsigned irq);
 // ROOT/proc/interrupts; Error(Runtime) naming the file where it is missing
 // or names no CPU column.
 InterruptTable read_interrupts(const SysRoot& root);

@@ -171,6 +171,37 @@ public:
   virtual void set_env(const std::string& name, const std::string& value) = 0;
 };
 
+// A command started as a child that affix outlives: affix shield runs it
+// inside the shield, waits for it, then removes the shield (affix(1),
+// SHIELD). Used by shield_launch.cpp.
+class ChildOs {
+public:
+  virtual ~ChildOs() = default;
+  // Blocks SIGINT, SIGTERM, SIGHUP and SIGQUIT in affix, so that a shield
+  // is made and removed whole; a child started now gets them back at its
+  // exec.
+  virtual void hold_signals() = 0;
+  // Forks a child that waits until release(), then execvp(argv) with the
+  // signal mask affix had before hold_signals(). Its PID, or -errno.
+  virtual pid_t start_held(const std::vector<std::string>& argv) = 0;
+  // Lets the held child exec: 0 once the exec succeeded, else the exec's
+  // errno (the child has then exited and was reaped).
+  virtual int release(pid_t pid) = 0;
+  // Kills a held child (SIGKILL) and reaps it.
+  virtual void abandon(pid_t pid) = 0;
+  // Waits for the released child to end, passing on to it SIGINT, SIGTERM,
+  // SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH sent to affix by another
+  // process (a terminal's Ctrl-C reaches the child itself, once). Its
+  // status as a shell gives it: the exit status, or 128+N where signal N
+  // ended it. The signals are held again when it returns.
+  virtual int wait_passing_signals(pid_t pid) = 0;
+  // Runs a program to its end (systemctl): its exit status, 128+N for
+  // signal N, or -errno where it could not be started (-ENOENT: not
+  // installed).
+  virtual int run_program(const std::vector<std::string>& argv) = 0;
+  virtual pid_t own_pid() = 0;
+};
+
 // What affix itself may do. Used where another process refuses a move (pin,
 // migrate: eperm_hint).
 class CapabilityOs {
@@ -200,6 +231,7 @@ class LinuxOs : public AffinityOs,
                 public TaskOs,
                 public Clock,
                 public ExecOs,
+                public ChildOs,
                 public CapabilityOs {
 protected:
   LinuxOs() = default;

@@ -26,6 +26,7 @@
 
 #include <fmt/format.h>
 
+#include "child_linux.hpp"
 #include "diag.hpp"
 #include "exec_lookup.hpp"
 #include "interleave_weights.hpp"
@@ -357,6 +358,14 @@ public:
   }
 
   int find_command(const std::string& command) override { return exec_lookup(command, std::getenv("PATH")); }
+
+  void hold_signals() override { child_hold_signals(); }
+  pid_t start_held(const std::vector<std::string>& argv) override { return child_start_held(argv); }
+  int release(pid_t pid) override { return child_release(pid); }
+  void abandon(pid_t pid) override { child_abandon(pid); }
+  int wait_passing_signals(pid_t pid) override { return child_wait_passing_signals(pid); }
+  int run_program(const std::vector<std::string>& argv) override { return child_run_program(argv); }
+  pid_t own_pid() override { return ::getpid(); }
 
   bool has_cap_sys_nice() override {
     if (m_caps < 0) {

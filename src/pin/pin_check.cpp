@@ -213,6 +213,11 @@ std::string format_check(const SysRoot& root, const CheckReport& report, bool ve
     out += memory_lines(c);
     for (const auto& e : c.envs) out += env_check_lines(e, *c.env);
   }
+  for (const auto& sh : report.shields) {
+    std::string label = fmt::format("shield {} (CPUs {})", printable(sh.name), format_cpulist(sh.cpus));
+    if (sh.problems.empty()) out += label + ": held, no other task on its CPUs\n";
+    for (const auto& p : sh.problems) out += fmt::format("{}: {}\n", label, p);
+  }
   return out;
 }
 
@@ -269,6 +274,20 @@ std::string check_json(const CheckReport& report) {
       j.end_array();
     }
     env_json(j, c);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("shields");
+  j.begin_array();
+  for (const auto& sh : report.shields) {
+    j.begin_object();
+    j.field("name", sh.name);
+    j.field("cpus", format_cpulist(sh.cpus));
+    j.field("ok", sh.problems.empty());
+    j.key("problems");
+    j.begin_array();
+    for (const auto& p : sh.problems) j.value(p);
+    j.end_array();
     j.end_object();
   }
   j.end_array();

@@ -62,8 +62,18 @@ struct TargetCheck {
   bool ok = true;
 };
 
+// A shield (affix shield) whose CPUs the selection shares: the check
+// fails where the kernel does not hold it, or a task outside it may run on
+// its CPUs (each a phrase in `problems`; the caller reads them).
+struct ShieldCheck {
+  std::string name;
+  CpuSet cpus;
+  std::vector<std::string> problems;
+};
+
 struct CheckReport {
   std::vector<TargetCheck> targets;
+  std::vector<ShieldCheck> shields;
   bool ok = true;
 };
 
@@ -90,7 +100,9 @@ std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes);
 // Text: a line per target ("4242: 3 threads within CPUs 0-3"; "4242: 3
 // threads, 1 not within CPUs 0-3"), a line per thread outside ("  4250
 // (nginx): cpus 0-7, not within 0-3"), and with --mem/--migrate a line per
-// process; with `verbose` every thread's line (`root` names them).
+// process; with `verbose` every thread's line (`root` names them); then a
+// line per shield the selection shares ("shield affix-shield-1 (CPUs
+// 4-7): held, no other task on its CPUs", or one per problem).
 std::string format_check(const SysRoot& root, const CheckReport& report, bool verbose);
 // The same as one JSON document.
 std::string check_json(const CheckReport& report);

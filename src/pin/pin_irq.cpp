@@ -54,7 +54,7 @@ std::vector<CpuSet> irq_wants(size_t targets, const CpuSet& cpus, const std::vec
 }
 
 IrqPinResult pin_irqs(IrqOs& os, const std::vector<IrqTarget>& targets, const std::vector<CpuSet>& wants,
-                      bool dry_run) {
+                      bool dry_run, IrqRefusal refusal) {
   IrqPinResult result;
   for (size_t i = 0; i < targets.size(); ++i) {
     auto before = os.affinity(targets[i].irq);
@@ -79,6 +79,10 @@ IrqPinResult pin_irqs(IrqOs& os, const std::vector<IrqTarget>& targets, const st
     int err = os.set_affinity(m.target.irq, m.want);
     if (err == 0) continue;
     m.changed = false;
+    if (refusal == IrqRefusal::Stay && (err == EIO || err == EPERM)) {
+      m.refused = err;
+      continue;
+    }
     std::string stays = put_back(os, moves, i);
     size_t moved = 0;
     for (size_t k = 0; k < i; ++k) moved += moves[k].changed;
@@ -101,6 +105,7 @@ IrqPinResult pin_irqs(IrqOs& os, const std::vector<IrqTarget>& targets, const st
   }
   for (auto& m : moves) {
     m.effective = os.effective(m.target.irq);
+    if (m.refused) continue;
     if (m.effective && !m.effective->empty() && !m.effective->is_subset_of(m.want))
       result.warnings.push_back(fmt::format("{}: the kernel still delivers it on CPU {}, outside {}; it moves with "
                                             "its next interrupt", irq_label(m.target), format_cpulist(*m.effective),

@@ -35,7 +35,15 @@ struct IrqMove {
   CpuSet before, want;
   std::optional<CpuSet> effective;  // read back after the move (dry run: now)
   bool changed = false;             // written (dry run: would be)
+  int refused = 0;                  // with IrqRefusal::Stay: the errno of a write refused (it stays)
 };
+
+// What a write the kernel refuses does to the others: pin --irq puts back
+// every IRQ already moved and fails (RollBack); affix shield moves every
+// IRQ that can be moved and names those that cannot (Stay: EIO or EPERM,
+// the kernel's answer for a managed IRQ, a per-CPU one or one whose chip
+// cannot route it; any other refusal still rolls back).
+enum class IrqRefusal { RollBack, Stay };
 
 struct IrqPinResult {
   std::vector<IrqMove> moves;
@@ -47,7 +55,7 @@ struct IrqPinResult {
 // written (no root), and after putting back the IRQs moved where a write is
 // refused.
 IrqPinResult pin_irqs(IrqOs& os, const std::vector<IrqTarget>& targets, const std::vector<CpuSet>& wants,
-                      bool dry_run);
+                      bool dry_run, IrqRefusal refusal = IrqRefusal::RollBack);
 
 // "4 IRQs on CPUs 0-3 (3 moved)", with --spread "4 IRQs one CPU each from
 // CPUs 0-3 (4 moved)"; with `verbose` (always with `dry_run`) a line per

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cgroup_mounts.hpp"
 #include "error.hpp"
 #include "os.hpp"
 #include "topology.hpp"
@@ -14,17 +15,6 @@
 namespace affix {
 
 namespace {
-
-// More cgroup mounts than any machine has: the rest of a hostile table is
-// not kept.
-constexpr size_t k_max_cgroup_mounts = 1024;
-
-struct Mount {
-  std::string root;        // the mount's root inside its filesystem ("/" from proc/mounts)
-  std::string mountpoint;  // as seen inside the root directory
-  std::string fstype;
-  std::string options;     // super options (mountinfo) or options (mounts)
-};
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -37,69 +27,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   return out;
 }
 
-// The kernel escapes space, tab, newline and backslash in mount paths as \ooo.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' &&
-        s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-bool has_option(std::string_view options, std::string_view name) {
-  for (auto o : split(options, ','))
-    if (o == name) return true;
-  return false;
-}
-
-// Whether a mount table line can be a cpuset's mount: only those are split
-// into fields (a launch reads the table every time). A cgroup v1 cpuset
-// mount names "cpuset" in its options, the old cpuset filesystem is
-// "cpuset", cgroup v2 is "cgroup2".
-bool may_be_cpuset(std::string_view line) {
-  return line.find("cpuset") != std::string_view::npos || line.find("cgroup2") != std::string_view::npos;
-}
-
-// The cgroup mounts (cgroup, cgroup2, the old cpuset filesystem) of the mount
-// table, read line by line: a container host's table can hold thousands of
-// mounts (megabytes), of which only these few matter, so memory stays
-// bounded by a line, never by the table.
-std::vector<Mount> read_mounts(const SysRoot& root, const std::string& proc) {
-  std::vector<Mount> out;
-  auto keep = [&](Mount m) {
-    if (m.fstype == "cgroup2" || m.fstype == "cpuset" || (m.fstype == "cgroup" && has_option(m.options, "cpuset")))
-      if (out.size() < k_max_cgroup_mounts) out.push_back(std::move(m));
-  };
-  bool found = root.for_each_line(proc + "/mountinfo", [&](std::string_view line) {
-    if (!may_be_cpuset(line)) return true;
-    auto f = split(line, ' ');
-    size_t dash = 6;
-    while (dash < f.size() && f[dash] != "-") ++dash;
-    if (f.size() < 5 || dash + 1 >= f.size()) return true;
-    keep(Mount{unescape(f[3]), unescape(f[4]), std::string(f[dash + 1]),
-               dash + 3 < f.size() ? std::string(f[dash + 3]) : std::string()});
-    return true;
-  });
-  if (found) return out;
-  auto mounts_line = [&](std::string_view line) {
-    if (!may_be_cpuset(line)) return true;
-    auto f = split(line, ' ');
-    if (f.size() >= 4) keep(Mount{"/", unescape(f[1]), std::string(f[2]), std::string(f[3])});
-    return true;
-  };
-  if (!root.for_each_line("proc/mounts", mounts_line)) root.for_each_line(proc + "/mounts", mounts_line);
-  return out;
-}
-
 // The cgroup path relative to the mount, or nullopt where the cgroup is not
 // under that mount's root.
-std::optional<std::string> under_mount(const Mount& m, const std::string& path) {
+std::optional<std::string> under_mount(const CgroupMount& m, const std::string& path) {
   if (m.root == "/") return path;
   if (path.compare(0, m.root.size(), m.root) != 0) return std::nullopt;
   if (path.size() > m.root.size() && path[m.root.size()] != '/') return std::nullopt;
@@ -166,7 +96,7 @@ std::optional<Found> from_cgroup(const SysRoot& root, const std::string& proc) {
       if (f.size() < 3) continue;
       std::string path(line.substr(f[0].size() + f[1].size() + 2));
       if (f[0] == "0" && f[1].empty()) v2_path = path;
-      else if (has_option(f[1], "cpuset")) v1_path = path;
+      else if (mount_has_option(f[1], "cpuset")) v1_path = path;
     }
   } else if (auto cpuset = root.read(proc + "/cpuset", 1u << 16)) {
     // Kernels before cgroups (and some captures) only have proc/PID/cpuset:
@@ -177,16 +107,16 @@ std::optional<Found> from_cgroup(const SysRoot& root, const std::string& proc) {
     if (!path.empty()) v1_path = v2_path = path;
   }
   if (!v1_path && !v2_path) return std::nullopt;
-  auto mounts = read_mounts(root, proc);
+  auto mounts = read_cgroup_mounts(root, proc);
   const std::string base = own_files(root, proc);
   if (v1_path) {
     for (auto& m : mounts) {
+      if (!is_cpuset_v1(m)) continue;
       bool old = m.fstype == "cpuset";
-      if (!old && !(m.fstype == "cgroup" && has_option(m.options, "cpuset"))) continue;
       auto rel = under_mount(m, *v1_path);
       if (!rel) continue;
       std::string dir = base + join(m.mountpoint, *rel);
-      std::string tag = old || has_option(m.options, "noprefix") ? "cpuset" : "cgroup1";
+      std::string tag = old || mount_has_option(m.options, "noprefix") ? "cpuset" : "cgroup1";
       if (auto f = from_files(root, dir, tag,
                               {"cpuset.effective_cpus", "effective_cpus", "cpuset.cpus", "cpus"},
                               {"cpuset.effective_mems", "effective_mems", "cpuset.mems", "mems"}))

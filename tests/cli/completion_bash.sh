@@ -84,16 +84,29 @@ expect_lacks() {
 }
 
 # 1. Commands.
-expect_exact "affix " run pin show topo explain watch socket: node: die: llc: core: cpu: kind: all self
+expect_exact "affix " run pin show topo explain watch shield socket: node: die: llc: core: cpu: kind: all self
 expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
-expect_exact "affix show --" --json --tree --pinned --irq --root --help
+expect_exact "affix show --" --json --tree --pinned --irq --shield --root --help
 expect_exact "affix pin 0 --s" --spread --slice
 expect_exact "affix explain --r" --ranks --root
 expect_exact "affix topo -" --json --root -h --help
 expect_exact "affix watch -" -i --interval -c --count --threads --json -h --help
+expect_exact "affix shield --" --isolated --irqs --mem --name --off --dry-run --verbose --help
+expect_exact "affix sh" show shield
+# shield's --mem takes its nodes attached: the next word is still WHERE.
+AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t expect_exact "affix shield --mem so" socket:
+AFFIX_COMPLETION_ROOT=$corpora/48amd64-4pa2n6c-sparse expect_exact "affix shield 0 --mem=3" 33 34
+# --off NAME: the shields there are (under AFFIX_COMPLETION_ROOT).
+shields=$(mktemp -d)
+mkdir -p "$shields/run/affix/shields" && touch "$shields/run/affix/shields/affix-shield-1" "$shields/run/affix/shields/db"
+AFFIX_COMPLETION_ROOT=$shields expect_exact "affix shield --off " affix-shield-1 db
+rm -r "$shields"
+# After WHERE, the shielded command and its own options.
+expect_has "affix shield socket:0 --isolated tasks" taskset
+expect_has "affix shield 0 -- ls --colo" --color=
 # 3. Option values.
 expect_exact "affix --mem " bind preferred interleave weighted local
 # After POLICY: nodes, the kernel's tiers and the memory kinds, also after '+'.

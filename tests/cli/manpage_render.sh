@@ -12,18 +12,19 @@ err=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
 text=$(MANWIDTH=80 man -l "$page" 2>/dev/null)
 # No rendered line is wider than the terminal (except the literal
 # examples, which must stay on one line to be copied, show --irq's
-# table, whose rows are as wide as the kernel's IRQ names, and explain
-# --ranks' map, as wide as its captured machine's names).
-wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT|EFFECTIVE  MANAGED|-edge |CUDA_VISIBLE_DEVICES=[0-9]$|cpuset\/jjh|: none of its CPUs allowed$|gives no UUID here\)$/' )
+# table, whose rows are as wide as the kernel's IRQ names, explain
+# --ranks' map, as wide as its captured machine's names, and show
+# --shield's lines, as wide as the kernel's CPU lists and names).
+wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT|EFFECTIVE  MANAGED|-edge |CUDA_VISIBLE_DEVICES=[0-9]$|cpuset\/jjh|: none of its CPUs allowed$|gives no UUID here\)$|^ +affix-shield-1  CPUs|^ +kernel    isolated|^ +CPU 4     kernel threads/' )
 [[ -z $wide ]] || failed "lines wider than 80 columns: $wide"
 
-sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/GPUS/READING THE MACHINE/WATCH/INTERRUPTS/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
+sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/GPUS/READING THE MACHINE/WATCH/INTERRUPTS/SHIELD/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
 # Every section, in the conventional order (and no other).
 order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
 [[ $order == "$sections" ]] || failed "sections: $order, want $sections"
 # One subsection per command under COMMANDS, in the order of the synopsis.
 commands=$(sed -n '/^COMMANDS$/,/^LOCATIONS$/p' <<<"$text" | grep -E '^   [a-z]+$' | tr -d ' ' | tr '\n' '/')
-[[ $commands == "run/pin/show/topo/explain/watch/" ]] || failed "COMMANDS subsections: $commands"
+[[ $commands == "run/pin/show/topo/explain/watch/shield/" ]] || failed "COMMANDS subsections: $commands"
 
 # What the page must say (flattened to one line, spaces squeezed).
 flat=$(tr -s ' \n' '  ' <<<"$text")
@@ -44,7 +45,9 @@ for phrase in \
     "cpuset.mems.effective" "Nothing half-applied" "whose shape affix chose" \
     "CUDA_VISIBLE_DEVICES" "CUDA_DEVICE_ORDER=PCI_BUS_ID" "ROCR_VISIBLE_DEVICES" "unique_id" \
     "MV2_COMM_WORLD_LOCAL_RANK" "PMIX_LOCAL_RANK" "LOCAL_WORLD_SIZE" "--slice rank --gpu closest" \
-    "explain all --slice rank --gpu closest --ranks 8" "What is not done" "No device cgroup"; do
+    "explain all --slice rank --gpu closest --ranks 8" "What is not done" "No device cgroup" \
+    "cpuset.cpus.partition" "root invalid (REASON)" "A reboot keeps no shield" "cset shield" \
+    "/run/affix/shields/NAME" "affix explain --shield WHERE --as systemd" "Linux 6.7 and later"; do
     [[ $flat == *"$phrase"* ]] || failed "page does not say: $phrase"
 done
 [[ $fail == 0 ]] && echo "ok: man/affix.1 renders cleanly with all sections"

@@ -154,3 +154,39 @@ check_load() {
   check_eq "$1: numa_maps pages per node" "$5" "$(node_pages "$2" "$addr")"
   check_eq "$1: move_pages pages per node" "$5" "$(field nodes "$REPORT" | tr ',' ' ')"
 }
+
+# shield_files: the files affix shield changes (affix(1), SHIELD), "PATH:
+# CONTENT" one a line, to compare before and after a shield (the CPU lists
+# the kernel derives from them too: the root's effective and isolated CPUs,
+# the unbound workqueues' cpumask).
+shield_files() {
+  for f in /sys/fs/cgroup/cgroup.subtree_control /sys/fs/cgroup/cpuset.cpus.isolated \
+           /sys/fs/cgroup/cpuset.cpus.effective /sys/devices/virtual/workqueue/cpumask \
+           /proc/irq/default_smp_affinity /proc/irq/*/smp_affinity_list; do
+    [ -e "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f")"
+  done
+}
+# user_cpus: "PID=LIST" for every process that is no kernel thread (it has a
+# command line), but those of the scenario's own shell pipeline ($1 words).
+user_cpus() {
+  for p in /proc/[0-9]*; do
+    [ -s "$p/cmdline" ] || continue
+    pid=${p#/proc/}
+    case " $1 " in *" $pid "*) continue;; esac
+    printf '%s=%s ' "$pid" "$(status_of "$pid" Cpus_allowed_list 2>/dev/null)"
+  done | sed 's/ $//'
+}
+# cpus_of PID...: "PID=LIST" for each.
+cpus_of() {
+  for pid in "$@"; do printf '%s=%s ' "$pid" "$(status_of "$pid" Cpus_allowed_list)"; done | sed 's/ $//'
+}
+# wait_until WHAT COMMAND...: until COMMAND succeeds (bounded: 60 s, then a failed check).
+wait_until() {
+  what=$1; shift
+  i=0
+  while ! "$@"; do
+    i=$((i + 1))
+    if [ $i -gt 600 ]; then not_ok "waiting for $what"; return 1; fi
+    sleep 0.1
+  done
+}

@@ -119,30 +119,44 @@ vm_kernel() {  # vm_kernel [SERIES]
 vm_modules() {
   local kernel=$1 version dir tmp m f dep
   shift
+  # The banner: "Linux version 6.1.0-57-amd64 (debian-kernel@...": 6.1's
+  # in one string; 6.12 builds it from "%s version %s", where the release
+  # stands alone before "(debian-kernel@".
   version=$(strings -a "$kernel" | grep -m 1 -o 'Linux version [^ ]*' | cut -d' ' -f3)
+  [[ -n $version ]] ||
+    version=$(strings -a "$kernel" | grep -m 1 -oE '^[0-9]+\.[0-9]+\.[0-9]+[^ ]* \(debian-kernel@' | cut -d' ' -f1)
   [[ -n $version ]] || die "cannot read the version of $kernel"
   dir=$CACHE/modules-$version-$(echo "$@" | tr ' ' '+')
   if [[ ! -s $dir/order ]]; then
     tmp=$(mktemp -d)
     vm_apt_download "linux-image-$version" "$tmp"
+    rm -rf "$dir.part"
     mkdir "$tmp/x" "$dir.part"
-    dpkg-deb --fsys-tarfile "$tmp"/linux-image-*.deb | tar -x -C "$tmp/x" --wildcards './lib/modules/*/kernel/*'
+    dpkg-deb --fsys-tarfile "$tmp"/linux-image-*.deb |
+      tar -x -C "$tmp/x" --wildcards './lib/modules/*/kernel/*' './lib/modules/*/modules.builtin'
     local want=("$@") done=" " order=()
-    # Depth first: a module goes in after everything it depends on.
+    # Depth first: a module goes in after everything it depends on. 6.12's
+    # package has them xz-compressed (.ko.xz), which busybox's insmod
+    # cannot load: they are unpacked here.
     vm_module_add() {
-      local name=$1 file deps d
+      local name=$1 file deps d n
       [[ $done == *" $name "* ]] && return 0
       done+="$name "
-      file=$(find "$tmp/x" -name "$name.ko" -o -name "${name//-/_}.ko" -o -name "${name//_/-}.ko" | head -n 1)
+      file=$(find "$tmp/x" \( -name "$name.ko" -o -name "${name//-/_}.ko" -o -name "${name//_/-}.ko" \
+                               -o -name "$name.ko.xz" -o -name "${name//-/_}.ko.xz" -o -name "${name//_/-}.ko.xz" \) |
+             head -n 1)
       [[ -n $file ]] || return 0  # built in
-      deps=$(strings -a "$file" | sed -n 's/^depends=//p' | head -n 1)
+      n=$(basename "$file" .xz)
+      if [[ $file == *.xz ]]; then xz -dc "$file" > "$dir.part/$n"; else cp "$file" "$dir.part/$n"; fi
+      deps=$(strings -a "$dir.part/$n" | sed -n 's/^depends=//p' | head -n 1)
       for d in ${deps//,/ }; do vm_module_add "$d"; done
-      cp "$file" "$dir.part/"
-      order+=("$(basename "$file")")
+      order+=("$n")
     }
     for m in "${want[@]}"; do vm_module_add "$m"; done
-    for m in "${want[@]}"; do
-      ls "$dir.part" | grep -qx "$m.ko\|${m//-/_}.ko\|${m//_/-}.ko" || die "no module $m in linux-image-$version"
+    for m in "${want[@]}"; do  # a module or built in (6.12 builds virtio_pci in)
+      ls "$dir.part" | grep -qx "$m.ko\|${m//-/_}.ko\|${m//_/-}.ko" ||
+        grep -q "/\(${m//-/_}\|${m//_/-}\)\.ko\$" "$tmp"/x/lib/modules/*/modules.builtin ||
+        die "no module $m in linux-image-$version"
     done
     printf '%s\n' "${order[@]}" > "$dir.part/order"
     rm -rf "$dir" "$tmp"

@@ -1,0 +1,58 @@
+#include "shield_launch.hpp"
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "shield_machine.hpp"
+#include "shield_systemd.hpp"
+#include "text.hpp"
+
+namespace affix {
+
+namespace {
+
+// The record as it is now: another shield's removal may have handed
+// changes over to this one while the command ran.
+ShieldRecord current_record(ShieldOs& os, const ShieldRecord& shield) {
+  try {
+    if (auto r = read_record(os.files, shield.name)) return *r;
+  } catch (const Error&) {
+    // unreadable now: what this launcher made is still known
+  }
+  return shield;
+}
+
+}  // namespace
+
+ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vector<std::string>& command,
+                        unsigned long long launcher_start) {
+  ShieldRun run;
+  const bool systemd = shield.layout == ShieldLayout::Systemd;
+  pid_t pid = os.programs.start_held(systemd ? in_slice(shield.unit, command) : command);
+  if (pid < 0) {
+    Removal removal = remove_shield(os, current_record(os, shield));
+    throw Error(ErrorKind::Runtime, fmt::format("cannot start the command: fork: {}{}", errno_text(-pid), removal_phrase(removal)),
+                "the machine is out of processes or memory");
+  }
+  if (!systemd) {
+    if (int err = os.files.write(shield.cgroup + "/cgroup.procs", std::to_string(pid)); err != 0) {
+      os.programs.abandon(pid);
+      Removal removal = remove_shield(os, current_record(os, shield));
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("cannot put the command into {}: {}{}", printable(shield.cgroup + "/cgroup.procs"),
+                              errno_text(err), removal_phrase(removal)),
+                  "the kernel refused to move it into the shield; the command was not started");
+    }
+  }
+  record_launcher(os, shield, os.programs.own_pid(), launcher_start, pid);
+  if (int err = os.programs.release(pid); err != 0) {
+    run.exec_error = err;
+    run.removal = remove_shield(os, current_record(os, shield));
+    return run;
+  }
+  run.status = os.programs.wait_passing_signals(pid);
+  run.removal = remove_shield(os, current_record(os, shield));
+  return run;
+}
+
+}  // namespace affix
