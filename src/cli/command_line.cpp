@@ -24,6 +24,7 @@
 
 #include "error.hpp"
 #include "foreign_options.hpp"
+#include "sched_args.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -116,6 +117,17 @@ constexpr OptionSpec k_slice{"slice", 0, Value::Next, [](CommandLine& cl, const 
                                cl.request.slice = parse_slice_option(*g.value);
                              }};
 constexpr OptionSpec k_mem{"mem", 'm', Value::Next, apply_mem};
+// Scheduling (run, explain, pin)
+constexpr OptionSpec k_policy{"policy", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                                cl.sched.policy = parse_policy_option(*g.value);
+                              }};
+constexpr OptionSpec k_nice{"nice", 0, Value::Next,
+                            [](CommandLine& cl, const Given& g) { cl.sched.nice = parse_nice_option(*g.value); }};
+constexpr OptionSpec k_sched_slice{"sched-slice", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                                     cl.sched.slice_ns = parse_sched_slice_option(*g.value);
+                                   }};
+constexpr OptionSpec k_uclamp{"uclamp", 0, Value::Next,
+                              [](CommandLine& cl, const Given& g) { parse_uclamp_option(*g.value, cl.sched); }};
 // run and pin
 constexpr OptionSpec k_verbose{"verbose", 'v', Value::None,
                                [](CommandLine& cl, const Given&) { cl.verbose = true; }};
@@ -156,16 +168,17 @@ constexpr OptionSpec k_intervals{"count", 'c', Value::NonEmpty,
                                  [](CommandLine& cl, const Given& g) { cl.intervals = *g.value; }};
 constexpr OptionSpec k_threads{"threads", 0, Value::None, [](CommandLine& cl, const Given&) { cl.threads = true; }};
 
-constexpr const OptionSpec* k_run_options[] = {&k_help,  &k_no_smt,  &k_count,   &k_order,
-                                               &k_exclude, &k_slice, &k_mem,     &k_verbose,
-                                               &k_dry_run, &k_env,   &k_spread};
-constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count, &k_order,
-                                                   &k_exclude, &k_slice, &k_mem,  &k_json,
-                                                   &k_explain_root, &k_as, &k_spread};
-constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
-                                               &k_slice,   &k_mem,        &k_verbose, &k_dry_run,
-                                               &k_spread, &k_tid,     &k_migrate, &k_tree,
-                                               &k_check,  &k_json,    &k_irq};
+constexpr const OptionSpec* k_run_options[] = {&k_help,   &k_no_smt, &k_count,       &k_order,  &k_exclude,
+                                               &k_slice,  &k_mem,    &k_policy,      &k_nice,   &k_sched_slice,
+                                               &k_uclamp, &k_verbose, &k_dry_run,    &k_env,    &k_spread};
+constexpr const OptionSpec* k_explain_options[] = {&k_help,   &k_no_smt,      &k_count,  &k_order,
+                                                   &k_exclude, &k_slice,      &k_mem,    &k_policy,
+                                                   &k_nice,   &k_sched_slice, &k_uclamp, &k_json,
+                                                   &k_explain_root, &k_as,    &k_spread};
+constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,  &k_count,       &k_order,  &k_exclude,
+                                               &k_slice,   &k_mem,     &k_policy,      &k_nice,   &k_sched_slice,
+                                               &k_uclamp,  &k_verbose, &k_dry_run,     &k_spread, &k_tid,
+                                               &k_migrate, &k_tree,    &k_check,       &k_json,   &k_irq};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
 constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_irq, &k_root};
 constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
@@ -399,6 +412,12 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
     usage_error(g, fmt::format("no command given to run at '{}'", req.where));
   if (kind == CommandKind::Pin && cl.rest.empty())
     usage_error(g, cl.irq ? "no IRQ or device given" : cl.tid ? "no thread ID given" : "no process ID given");
+  check_sched_options(cl.sched);
+  if (kind == CommandKind::Run && cl.spread && cl.sched.policy && cl.sched.policy->policy == SchedPolicy::Deadline)
+    throw Error(ErrorKind::Usage,
+                "--spread places the threads the command creates, and a SCHED_DEADLINE thread cannot create any",
+                "the kernel refuses clone to a deadline thread (EAGAIN): start the command, then give its threads "
+                "the policy with 'affix pin --policy deadline:...'");
   return cl;
 }
 
@@ -413,7 +432,15 @@ std::string command_help(CommandKind kind) {
              "  --order compact|scatter  compact (default) or round-robin over NUMA nodes\n"
              "Memory:\n"
              "  -m, --mem POLICY[:NODES]  bind, preferred, interleave or local; NODES default to\n"
-             "                         the nodes of the selected CPUs that have memory\n";
+             "                         the nodes of the selected CPUs that have memory\n"
+             "Scheduling (every thread, together with its CPUs):\n"
+             "  --policy POLICY        other, batch, idle, fifo:P, rr:P (P from 1 to 99) or\n"
+             "                         deadline:RUNTIME/DEADLINE/PERIOD, times with their unit\n"
+             "                         (deadline:2ms/10ms/10ms)\n"
+             "  --nice N               the nice value of other and batch threads, -20 to 19\n"
+             "  --sched-slice MS       the EEVDF slice of other and batch threads, 0.1 to 100\n"
+             "                         ms (Linux 6.12); --slice splits the CPUs instead\n"
+             "  --uclamp MIN:MAX       utilization clamps, 0 to 1024 (CONFIG_UCLAMP_TASK)\n";
   std::string where =
              "WHERE: socket:0 | node:1 | die:0 | llc:2 | core:0-3 | cpu:4 | 0-3,8 | all,\n"
              "       kind:performance | kind:efficiency | kind:1 (hybrid CPUs),\n"
@@ -422,9 +449,9 @@ std::string command_help(CommandKind kind) {
   switch (kind) {
     case CommandKind::Run:
       return "Usage: affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]\n"
-             "Run COMMAND placed at WHERE: set the memory policy and the CPU affinity, then\n"
-             "exec it (no fork). The first word after WHERE that is not an affix option\n"
-             "starts the command; '--' also ends affix's options.\n\n" +
+             "Run COMMAND placed at WHERE: set the memory policy, the CPU affinity and the\n"
+             "scheduling policy, then exec it (no fork). The first word after WHERE that is\n"
+             "not an affix option starts the command; '--' also ends affix's options.\n\n" +
              where + "\n" + shape +
              "Run:\n"
              "  --spread[=N]           each thread the command creates gets one CPU of the\n"
