@@ -53,6 +53,7 @@ int command_run(const Args& args) {
   request.verbose = cl.verbose;
   request.dry_run = cl.dry_run;
   request.spread = cl.spread;
+  request.sched = cl.sched;
   request.option_hint = [](const std::string& word) { return option_hint(word, CommandKind::Run); };
   if (cl.env) {
     PlacementEnv vars = launch_env(placement, env);

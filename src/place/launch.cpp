@@ -9,6 +9,7 @@
 #include "diag.hpp"
 #include "error.hpp"
 #include "launch_output.hpp"
+#include "launch_sched.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -33,13 +34,16 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
            LaunchOutput& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
   check_kernel_has(os.mem_policy, placement);
+  // Only with a scheduling option: a plain launch reads nothing more.
+  std::optional<LaunchSched> sched = plan_launch_sched(os.sched, request.sched, placement.cpus, request.dry_run);
+  const bool cpus_first = !sched || sched->cpus_first;
   if (!placement.widening.empty()) {
     err.write(format_warning(placement.widening));
   }
   for (const NearDevice& n : placement.near)
     if (!n.warning.empty()) err.write(format_warning(n.warning));
   if (request.dry_run) {
-    out.write(lines_text(describe_launch(placement, request, true)));
+    out.write(lines_text(describe_launch(placement, request, true, cpus_first)));
     if (int e = os.exec.find_command(request.argv[0])) {
       ExecFailure f = exec_failure(request.argv[0], e, request.option_hint);
       err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
@@ -48,7 +52,7 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
     return k_exit_ok;
   }
   if (request.verbose) {
-    err.write(lines_text(describe_launch(placement, request, false)));
+    err.write(lines_text(describe_launch(placement, request, false, cpus_first)));
   }
   if (placement.mem_policy) {
     if (int e = os.mem_policy.set_mempolicy(*placement.mem_policy, placement.mem_nodes)) {
@@ -66,6 +70,7 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
                                                   mem_policy_text(*placement.mem_policy, placement.mem_nodes), errno_text(e)));
     }
   }
+  if (sched && !cpus_first) apply_launch_sched(os.sched, *sched, request.sched, placement.cpus);
   if (int e = os.affinity.set_affinity(0, placement.cpus))
     throw Error(ErrorKind::Runtime,
                 fmt::format("cannot bind to CPUs {}: {}", format_cpulist(placement.cpus),
@@ -73,7 +78,11 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
                 e == EINVAL  ? "the CPUs may have gone offline or out of affix's cpuset"
                 : e == EPERM ? "sched_setaffinity is refused by a seccomp filter or security "
                                "policy (container policy)"
+                : e == EBUSY ? "affix itself runs under SCHED_DEADLINE (it was started so), and a deadline "
+                               "thread's CPUs cannot be fewer than its root domain's: --policy sets another "
+                               "policy before the CPUs"
                              : "");
+  if (sched && cpus_first) apply_launch_sched(os.sched, *sched, request.sched, placement.cpus);
   for (auto& [name, value] : request.env) os.exec.set_env(name, value);
   if (request.spread) {
     const char* call = "ptrace";

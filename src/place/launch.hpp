@@ -1,9 +1,11 @@
 #pragma once
 // `affix run` after resolution: apply a placement to this process and exec
-// the command (no fork). The order is fixed: memory policy, then CPU
-// affinity, then the --env variables, then (--spread) the thread follower,
-// then exec. Nothing execs when a step before it fails: the command never
-// runs unbound, nor unspread.
+// the command (no fork). The order is fixed: memory policy, then the
+// scheduling policy and the CPU affinity (the policy first, but a
+// SCHED_DEADLINE one after the CPUs: sched.hpp, cpus_first), then the --env
+// variables, then (--spread) the thread follower, then exec. Nothing execs
+// when a step before it fails: the command never runs unbound, nor
+// unspread, nor under another policy than asked.
 
 #include <concepts>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "os.hpp"
 #include "launch_env.hpp"  // EnvVars
 #include "resolver.hpp"
+#include "sched.hpp"
 
 namespace affix {
 
@@ -42,17 +45,19 @@ private:
 };
 
 // What launch asks of the operating system: the memory policy, the CPU
-// affinity, then the environment, the thread follower and the exec.
+// affinity and the scheduling policy, then the environment, the thread
+// follower and the exec.
 struct LaunchOs {
   MemPolicyOs& mem_policy;
   AffinityOs& affinity;
   ExecOs& exec;
-  LaunchOs(MemPolicyOs& m, AffinityOs& a, ExecOs& e) : mem_policy(m), affinity(a), exec(e) {}
-  // One object that is all three (linux_os(), a test's fake).
+  SchedOs& sched;
+  LaunchOs(MemPolicyOs& m, AffinityOs& a, ExecOs& e, SchedOs& s) : mem_policy(m), affinity(a), exec(e), sched(s) {}
+  // One object that is all four (linux_os(), a test's fake).
   template <class All>
     requires std::derived_from<All, MemPolicyOs> && std::derived_from<All, AffinityOs> &&
-             std::derived_from<All, ExecOs>
-  LaunchOs(All& all) : mem_policy(all), affinity(all), exec(all) {}
+             std::derived_from<All, ExecOs> && std::derived_from<All, SchedOs>
+  LaunchOs(All& all) : mem_policy(all), affinity(all), exec(all), sched(all) {}
 };
 
 struct LaunchRequest {
@@ -62,6 +67,7 @@ struct LaunchRequest {
   bool verbose = false;           // -v: the placement on `err` before the exec
   bool dry_run = false;           // print what would be done on `out`, do nothing
   unsigned spread = 0;            // --spread=N: threads per CPU; 0: not spread
+  SchedRequest sched;             // --policy, --nice, --sched-slice, --uclamp (nothing is read without one)
   // For a command not found that starts with '-' (a mistyped affix option):
   // "did you mean '--no-smt'?", or empty. The command line's option table
   // knows the options; none when null.
@@ -74,8 +80,10 @@ struct LaunchRequest {
 // real run would and returns its 127 or 126. When exec fails, prints the
 // error on `err` and returns 127 (not found) or 126 (found, cannot execute). Returns 0 if
 // ExecOs::exec returns 0 (only a fake does). Throws Error(Runtime) when the memory
-// policy or the CPU affinity cannot be set, or (--spread) the threads cannot
-// be followed (the caller exits 125).
+// policy, the scheduling policy or the CPU affinity cannot be set (a dry
+// run too where it can tell: what the kernel lacks, a deadline policy on
+// fewer CPUs than their root domain), or (--spread) the threads cannot be
+// followed (the caller exits 125).
 int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
            LaunchOutput& err);
 int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, std::ostream& out,
