@@ -15,10 +15,30 @@
 #include "launch_env.hpp"
 #include "near.hpp"
 #include "resolver.hpp"
+#include "sched_refusal.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
 
 namespace affix {
+
+namespace {
+
+// Where `run` would refuse the scheduling options on this machine, a
+// warning that says so (explain changes nothing, and exits 0).
+void sched_warnings(const SchedRequest& sched, Placement& placement) {
+  LinuxOs& os = linux_os();
+  try {
+    check_sched_support(sched, os.sched_support());
+  } catch (const Error& e) {
+    placement.warnings.push_back(std::string(e.what()) + ": 'run' would refuse it");
+  }
+  if (sched.policy && sched.policy->policy == SchedPolicy::Deadline)
+    if (auto r = predict_deadline_refusal(placement.cpus, os.sched_facts(placement.cpus)))
+      placement.warnings.push_back(r->reason + ": 'run' would refuse " + sched_request_text(sched) + " (" +
+                                   r->hint + ")");
+}
+
+}  // namespace
 
 int command_explain(const Args& args) {
   CommandLine cl = parse_command_line(CommandKind::Explain, args);
@@ -51,18 +71,21 @@ int command_explain(const Args& args) {
       !linux_os().has_preferred_many())
     placement.warnings.push_back("this kernel has no MPOL_PREFERRED_MANY (Linux 5.15 and later have it): "
                                  "'run' would refuse to prefer several nodes");
+  // The same of the scheduling options: what this kernel lacks, and a
+  // deadline policy on fewer CPUs than their root domain.
+  if (!cl.root && cl.sched.any()) sched_warnings(cl.sched, placement);
   if (cl.as) {
     // Nothing but the launcher's lines on stdout; the warnings on stderr.
     unsigned per_cpu = std::max(1u, cl.spread);
-    std::string lines = explain_as(placement, *cl.as, per_cpu);
+    std::string lines = explain_as(placement, *cl.as, per_cpu, cl.sched);
     for (auto& w : placement.warnings) print_warning(w);
-    for (auto& w : explain_as_warnings(placement, *cl.as, per_cpu)) print_warning(w);
+    for (auto& w : explain_as_warnings(placement, *cl.as, per_cpu, cl.sched)) print_warning(w);
     std::fputs(lines.c_str(), stdout);
     return k_exit_ok;
   }
   PlacementEnv vars = launch_env(placement, env);
-  std::string text = cl.json ? explain_json(placement, allowed, vars)
-                             : explain_text(placement, allowed, vars);
+  std::string text = cl.json ? explain_json(placement, allowed, vars, cl.sched)
+                             : explain_text(placement, allowed, vars, cl.sched);
   if (cl.spread)  // what `run --spread` would give the threads the command creates
     text += "spread    " + spread_order_text(placement.sequence, cl.spread) + "\n";
   std::fputs(text.c_str(), stdout);

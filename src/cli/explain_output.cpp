@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "explain_sched.hpp"
 #include "json.hpp"
 #include "text.hpp"
 #include "topo_output.hpp"
@@ -90,7 +91,8 @@ std::string near_text(const NearDevice& n) {
 
 }  // namespace
 
-std::string explain_text(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
+std::string explain_text(const Placement& p, const Allowed& allowed, const PlacementEnv& env,
+                         const SchedRequest& sched) {
   std::string out;
   unsigned n = p.cpus.count();
   line(out, "cpus", fmt::format("{} ({} CPU{})", format_cpulist(p.cpus), n, n == 1 ? "" : "s"));
@@ -107,6 +109,7 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
     line(out, "memory", "policy unchanged (no --mem)");
   else
     line(out, "memory", mem_policy_text(*p.mem_policy, p.mem_nodes));
+  if (sched.any()) line(out, "sched", explain_sched_line(sched));
   const char* label = "dropped";
   for (auto& d : p.dropped) {
     line(out, label, fmt::format("{} {}", format_cpulist(d.cpus), d.reason));
@@ -126,7 +129,8 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   return out;
 }
 
-std::string explain_json(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
+std::string explain_json(const Placement& p, const Allowed& allowed, const PlacementEnv& env,
+                         const SchedRequest& sched) {
   JsonWriter j;
   j.begin_object();
   j.field("cpus", format_cpulist(p.cpus));
@@ -163,6 +167,10 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
   } else {
     j.null();
   }
+  if (sched.any()) {  // only with a scheduling option (affix(1), OUTPUT)
+    j.key("sched");
+    write_sched_json(j, sched);
+  }
   j.key("dropped");
   j.begin_array();
   for (auto& d : p.dropped) {
@@ -188,7 +196,7 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
   return j.str() + "\n";
 }
 
-std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
+std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu, const SchedRequest& sched) {
   std::string cpus = format_cpulist(p.cpus);
   std::string mems = p.mem_nodes.empty() ? std::string() : format_cpulist(p.mem_nodes);
   switch (format) {
@@ -201,7 +209,7 @@ std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
         out += fmt::format("NUMAPolicy={}\n", many ? "preferred-many" : mem_policy_name(*p.mem_policy));
         if (*p.mem_policy != MemPolicy::Local) out += fmt::format("NUMAMask={}\n", mems);
       }
-      return out;
+      return out + systemd_sched_lines(sched);
     }
     case AsFormat::Nginx:
       return nginx_lines(p, per_cpu);
@@ -228,8 +236,9 @@ std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
   return {};
 }
 
-std::vector<std::string> explain_as_warnings(const Placement& p, AsFormat format, unsigned per_cpu) {
-  std::vector<std::string> out;
+std::vector<std::string> explain_as_warnings(const Placement& p, AsFormat format, unsigned per_cpu,
+                                             const SchedRequest& sched) {
+  std::vector<std::string> out = sched_as_warnings(sched, format);
   if (format != AsFormat::Nginx) return out;
   if (p.mem_policy)
     out.push_back("nginx has no memory policy directive: these lines leave --mem out; the workers inherit "
