@@ -6,8 +6,8 @@
 # after WHERE.
 
 set -g __affix_commands run pin show topo explain watch
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --root --as -i --interval -c
-set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem
+set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --policy --nice --sched-slice --uclamp --root --as -i --interval -c
+set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --policy --nice --sched-slice --uclamp
 set -g __affix_opts_run $__affix_shape_opts --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --spread --json --as --root -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
@@ -338,6 +338,12 @@ complete -c affix -n '__affix_for run pin explain' -l order -x -a 'compact scatt
 complete -c affix -n '__affix_for run pin explain' -l exclude -x -a '(__affix_where)' -d 'remove these CPUs'
 complete -c affix -n '__affix_for run pin explain' -l slice -x -a 'rank' -d 'K/N or rank: part of the cores'
 complete -c affix -n '__affix_for run pin explain' -s m -l mem -x -a '(__affix_mem)' -d 'memory policy POLICY[:NODES]'
+
+# Scheduling.
+complete -c affix -n '__affix_for run pin explain' -l policy -x -a 'other batch idle fifo:50 rr:50 deadline:2ms/10ms/10ms' -d 'scheduling policy'
+complete -c affix -n '__affix_for run pin explain' -l nice -x -a '-5 0 5 10 19' -d 'nice value of other and batch threads'
+complete -c affix -n '__affix_for run pin explain' -l sched-slice -x -a '0.5 1 3 10' -d 'EEVDF slice in ms (Linux 6.12)'
+complete -c affix -n '__affix_for run pin explain' -l uclamp -x -a '0:1024 0:512 512:1024' -d 'utilization clamps MIN:MAX'
 
 # run
 complete -c affix -n '__affix_for run' -l env -d 'export AFFIX_CPUS, OMP_*, GOMAXPROCS'

@@ -90,13 +90,16 @@ expect_exact "affix pi" pin
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
 expect_exact "affix show --" --json --tree --pinned --irq --root --help
-expect_exact "affix pin 0 --s" --spread --slice
+expect_exact "affix pin 0 --s" --spread --slice --sched-slice
 expect_exact "affix explain --r" --root
 expect_exact "affix topo -" --json --root -h --help
 expect_exact "affix watch -" -i --interval -c --count --threads --json -h --help
 # 3. Option values.
 expect_exact "affix --mem " bind preferred interleave local
 expect_exact "affix --mem i" interleave
+expect_exact "affix --policy " other batch idle fifo:50 rr:50 deadline:2ms/10ms/10ms
+expect_exact "affix pin --policy b" batch
+expect_exact "affix explain 0 --uclamp " 0:1024 0:512 512:1024
 expect_exact "affix explain 0 --order " compact scatter
 expect_exact "affix run --order=s" scatter
 expect_exact "affix explain 0 --as " systemd nginx docker taskset numactl

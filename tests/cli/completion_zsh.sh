@@ -27,8 +27,9 @@ ncpu=$(getconf _NPROCESSORS_ONLN)
 check "affix " run pin show topo explain watch all self socket: node: die: llc: core: cpu: kind:
 check "affix ex" explain
 check "affix show --" --json --tree --pinned --irq --root --help
-check "affix pin 0 --s" --slice --spread
+check "affix pin 0 --s" --sched-slice --slice --spread
 check "affix --mem " bind preferred interleave local
+check "affix --policy " other batch idle fifo:50 rr:50 deadline:2ms/10ms/10ms
 check "affix explain 0 --order " compact scatter
 check "affix explain 0 --as " systemd nginx docker taskset numactl
 check "affix --order=s" --order=scatter
