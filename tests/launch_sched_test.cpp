@@ -163,6 +163,11 @@ TEST_CASE("run --dry-run: the order of the calls, and the refusal the real run w
     CHECK(std::string(e.what()) == "cannot set policy deadline:2ms/10ms/10ms: a SCHED_DEADLINE thread must be allowed "
                                    "every CPU of its root domain (0-1), and CPUs 1 are not all of it");
   }
+  // The lines first: what the real run would do, up to where it would fail.
+  CHECK(out2.str() == "affix: would bind to CPUs 1 (1 CPU; socket 0; node 0)\n"
+                      "affix: would set policy deadline:2ms/10ms/10ms (then the command cannot create threads or "
+                      "processes: the kernel refuses clone to a deadline thread)\n"
+                      "affix: would exec: server\n");
   CHECK(narrow.set_sched_calls.empty());
 }
 

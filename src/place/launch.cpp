@@ -35,7 +35,7 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
   check_kernel_has(os.mem_policy, placement);
   // Only with a scheduling option: a plain launch reads nothing more.
-  std::optional<LaunchSched> sched = plan_launch_sched(os.sched, request.sched, placement.cpus, request.dry_run);
+  std::optional<LaunchSched> sched = plan_launch_sched(os.sched, request.sched);
   const bool cpus_first = !sched || sched->cpus_first;
   if (!placement.widening.empty()) {
     err.write(format_warning(placement.widening));
@@ -44,6 +44,8 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
     if (!n.warning.empty()) err.write(format_warning(n.warning));
   if (request.dry_run) {
     out.write(lines_text(describe_launch(placement, request, true, cpus_first)));
+    // What the real run would meet, after the lines that say what it would do.
+    if (sched) foresee_launch_sched(os.sched, *sched, request.sched, placement.cpus);
     if (int e = os.exec.find_command(request.argv[0])) {
       ExecFailure f = exec_failure(request.argv[0], e, request.option_hint);
       err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));

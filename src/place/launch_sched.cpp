@@ -9,8 +9,7 @@
 
 namespace affix {
 
-std::optional<LaunchSched> plan_launch_sched(SchedOs& os, const SchedRequest& request, const CpuSet& cpus,
-                                             bool dry_run) {
+std::optional<LaunchSched> plan_launch_sched(SchedOs& os, const SchedRequest& request) {
   if (!request.any()) return std::nullopt;
   check_sched_support(request, os.sched_support());
   LaunchSched plan;
@@ -24,12 +23,14 @@ std::optional<LaunchSched> plan_launch_sched(SchedOs& os, const SchedRequest& re
                 "add --policy other (or batch) to change the policy too");
   plan.want = *want;
   plan.cpus_first = cpus_first(want->policy);
-  if (dry_run && want->policy == SchedPolicy::Deadline) {
-    if (auto refusal = predict_deadline_refusal(cpus, os.sched_facts(cpus)))
-      throw Error(ErrorKind::Runtime, fmt::format("cannot set {}: {}", sched_request_text(request), refusal->reason),
-                  refusal->hint);
-  }
   return plan;
+}
+
+void foresee_launch_sched(SchedOs& os, const LaunchSched& plan, const SchedRequest& request, const CpuSet& cpus) {
+  if (plan.want.policy != SchedPolicy::Deadline) return;
+  if (auto refusal = predict_deadline_refusal(cpus, os.sched_facts(cpus)))
+    throw Error(ErrorKind::Runtime, fmt::format("cannot set {}: {}", sched_request_text(request), refusal->reason),
+                refusal->hint);
 }
 
 void apply_launch_sched(SchedOs& os, const LaunchSched& plan, const SchedRequest& request, const CpuSet& cpus) {

@@ -19,12 +19,13 @@ struct LaunchSched {
 
 // nullopt without a scheduling option (then nothing is read). Reads
 // affix's own attributes; throws Error(Runtime) where the kernel lacks what
-// the request names (check_sched_support), where --nice or --sched-slice
-// meet a policy without them, and, with `dry_run`, where a deadline policy
-// would be refused on `cpus` (predict_deadline_refusal): each as the real
-// run would fail.
-std::optional<LaunchSched> plan_launch_sched(SchedOs& os, const SchedRequest& request, const CpuSet& cpus,
-                                             bool dry_run);
+// the request names (check_sched_support), or where --nice or
+// --sched-slice meet a policy without them: each as the real run would fail.
+std::optional<LaunchSched> plan_launch_sched(SchedOs& os, const SchedRequest& request);
+
+// --dry-run: throws the real run's Error(Runtime) where a deadline policy
+// would be refused on `cpus` (predict_deadline_refusal).
+void foresee_launch_sched(SchedOs& os, const LaunchSched& plan, const SchedRequest& request, const CpuSet& cpus);
 
 // Sets it on affix itself and reads it back; throws Error(Runtime) with the
 // kernel's reason and a hint where it is refused, or not kept.
