@@ -206,6 +206,19 @@ TEST_CASE("a policy that cannot be put back is named, with where the thread stay
   CHECK(state(os, {10, 11}) == "0-3 batch nice 5; 0-3 other");
 }
 
+TEST_CASE("a thread whose policy was already as asked gets its CPUs back, and its policy is left alone") {
+  FakeOs os;
+  add_process(os, 10, {10, 11}, "0-3");
+  os.sched[10] = attr(SchedPolicy::Batch, 5);
+  os.set_affinity_errors[11] = EINVAL;
+  CHECK(failure(os, to("1"), with(batch_nice(5))) ==
+        "cannot move thread 11 of process 10: the kernel refused CPUs 1: Invalid argument; nothing was changed | the "
+        "CPUs must be in the target's own cpuset");
+  CHECK(state(os, {10, 11}) == "0-3 batch nice 5; 0-3 other");
+  CHECK(changes(os) == std::vector<std::string>{"set_affinity 10", "set_sched 11", "set_affinity 11", "set_affinity 10",
+                                                "set_sched 11"});
+}
+
 TEST_CASE("--nice on a thread that stays fifo is refused before anything is set on it") {
   FakeOs os;
   add_process(os, 10, {10, 11}, "0-3");

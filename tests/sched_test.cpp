@@ -197,6 +197,14 @@ TEST_CASE("each refusal of the kernel, explained") {
   f.cpus = set_of("0-3");
   CHECK(explain_sched_refusal(dl, other, EPERM, f).hint.find("a security policy refused it") != std::string::npos);
 
+  r = explain_sched_refusal(attr(SchedPolicy::RR, 0, 10), other, EPERM, f);
+  CHECK(r.reason == "permission denied: the thread's cgroup gives real-time threads no runtime (CONFIG_RT_GROUP_SCHED: "
+                    "its cpu.rt_runtime_us is 0), or a security policy refused it");
+  CHECK(r.hint == "give the cgroup real-time runtime (cpu.rt_runtime_us above 0), or start the thread outside it");
+  CHECK(explain_sched_refusal(attr(SchedPolicy::Batch), other, EPERM, f).hint ==
+        "affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a security module (as in a "
+        "container)");
+
   f.cap_sys_nice = false;
   CHECK(explain_sched_refusal(dl, other, EPERM, f).reason == "permission denied: SCHED_DEADLINE needs CAP_SYS_NICE");
   r = explain_sched_refusal(attr(SchedPolicy::Fifo, 0, 50), other, EPERM, f);

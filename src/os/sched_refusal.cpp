@@ -27,6 +27,12 @@ std::string partition_hint(const CpuSet& cpus, const SchedFacts& f) {
 }
 
 SchedRefusal not_permitted(const SchedAttr& want, const SchedAttr& current, const SchedFacts& f) {
+  // With CONFIG_RT_GROUP_SCHED a cgroup without real-time runtime refuses
+  // fifo and rr even to root (__sched_setscheduler).
+  if (f.cap_sys_nice && is_realtime(want.policy))
+    return {"permission denied: the thread's cgroup gives real-time threads no runtime (CONFIG_RT_GROUP_SCHED: its "
+            "cpu.rt_runtime_us is 0), or a security policy refused it",
+            "give the cgroup real-time runtime (cpu.rt_runtime_us above 0), or start the thread outside it"};
   if (f.cap_sys_nice)
     return {"permission denied", "affix has CAP_SYS_NICE, so a security policy refused it: a seccomp filter or a "
                                  "security module (as in a container)"};

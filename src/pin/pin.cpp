@@ -330,7 +330,8 @@ private:
     if (m_sched && !sched_satisfies(t.sched_before, m_options.sched)) {
       t.sched_after = sched_want_of(p, t.tid, t.sched_before);
       if (t.sched_after.policy == SchedPolicy::Deadline) {
-        if (auto r = predict_deadline_refusal(t.after, m_os.sched.sched_facts(t.after))) fail_sched(p, t.tid, r->reason, r->hint);
+        if (!m_facts || !(m_facts->cpus == t.after)) m_facts = m_os.sched.sched_facts(t.after);  // once per list
+        if (auto r = predict_deadline_refusal(t.after, *m_facts)) fail_sched(p, t.tid, r->reason, r->hint);
       }
     }
     if (t.after == m_current) return;  // the real run would not set it
@@ -655,6 +656,7 @@ private:
   std::vector<std::pair<pid_t, pid_t>> m_children;  // reused between scans
   CpuSet m_current, m_accepted;
   SchedAttr m_sched_now, m_sched_after;
+  std::optional<SchedFacts> m_facts;  // --dry-run: the facts of the last list a deadline policy was foreseen on
 };
 
 }  // namespace

@@ -57,6 +57,7 @@ bool listed(const std::vector<pid_t>& tids, pid_t tid) { return std::binary_sear
 struct Undo {
   std::optional<CpuSet> after, restore;
   std::optional<SchedAttr> sched_after, sched_restore;
+  bool created = false;  // created during the move: what it came with is its creator's
 };
 
 class RollBack {
@@ -141,6 +142,7 @@ private:
   // attributes, where affix read them (`t`), else any that are as asked.
   Undo inherited_undo(const ProcessMove& p, const CpuSet& after, const ThreadMove* t = nullptr) const {
     Undo u;
+    u.created = true;
     u.after = after;
     u.restore = p.common_before;
     if (m_sched) {
@@ -171,7 +173,7 @@ private:
     if (u.after && !(m_current == *u.after)) why.push_back("changed by someone else during the move");
     else if (u.after && !u.restore && !forked) why.push_back("created during the move; no old list to put back");
     if (u.sched_after && !sched_ours) why.push_back("its policy changed by someone else during the move");
-    else if (sched_ours && !u.sched_restore && !forked && u.after)
+    else if (u.created && sched_ours && !u.sched_restore && !forked)
       why.push_back("created during the move; no old policy to put back");
     auto set_cpus = [&] {
       if (int e = cpus_back ? m_affinity.set_affinity(tid, *u.restore) : 0; e != 0 && e != ESRCH)
