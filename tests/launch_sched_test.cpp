@@ -95,6 +95,18 @@ TEST_CASE("run --policy deadline: the CPUs first, then the policy") {
                      "affix: exec: server\n");
 }
 
+TEST_CASE("run --policy deadline without -v: a warning that the command cannot create threads") {
+  FakeOs os;
+  std::ostringstream out, err;
+  CHECK(launch(os, affix::test::placement_of("0"), command(deadline()), out, err) == 0);
+  CHECK(err.str() == "affix: warning: the command runs under SCHED_DEADLINE, which cannot create threads or processes "
+                     "(the kernel refuses clone: EAGAIN); a program that does gets its policy once its threads run: "
+                     "'affix pin --policy deadline:... PID'\n");
+  std::ostringstream out2, err2;
+  CHECK(launch(os, affix::test::placement_of("0"), command(fifo(1)), out2, err2) == 0);
+  CHECK(err2.str().empty());
+}
+
 TEST_CASE("run: a refused policy is explained, and nothing is started") {
   FakeOs os;
   os.root_domain = set_of("0-3");

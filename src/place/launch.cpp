@@ -85,6 +85,12 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
                                "policy before the CPUs"
                              : "");
   if (sched && cpus_first) apply_launch_sched(os.sched, *sched, request.sched, placement.cpus);
+  // A program that creates threads fails at its first clone under deadline,
+  // with its own words: say why first (-v's line says it already).
+  if (sched && sched->want.policy == SchedPolicy::Deadline && !request.verbose)
+    err.write(format_warning("the command runs under SCHED_DEADLINE, which cannot create threads or processes (the "
+                             "kernel refuses clone: EAGAIN); a program that does gets its policy once its threads "
+                             "run: 'affix pin --policy deadline:... PID'"));
   for (auto& [name, value] : request.env) os.exec.set_env(name, value);
   if (request.spread) {
     const char* call = "ptrace";

@@ -54,7 +54,9 @@ stop_load $PID
 # ...and what the kernel does to one that creates threads: its clone fails.
 check_run "deadline: a program that creates threads cannot" 1 \
   affix run --policy deadline:2ms/10ms/10ms all -- vmload --threads 2
-check_match "deadline: vmload's pthread_create failed" "*vmload: pthread_create*" "$ERR"
+check_match "deadline: affix said why first, then vmload's pthread_create failed" \
+  "affix: warning: the command runs under SCHED_DEADLINE, which cannot create threads or processes*vmload: pthread_create*" \
+  "$(echo "$ERR" | tr '\n' ' ')"
 
 # Deadline on fewer CPUs than the root domain: refused, nothing started.
 check_run "deadline on socket 0: 125" 125 affix run --policy deadline:2ms/10ms/10ms socket:0 -- touch ran
@@ -72,7 +74,10 @@ check_run "explain warns" 0 affix explain --policy deadline:2ms/10ms/10ms socket
 check_match "explain: the warning" "*warning   a SCHED_DEADLINE thread must be allowed every CPU of its root domain (0-$((VM_CPUS - 1))), and CPUs $s0 are not all of it: 'run' would refuse*" \
   "$(echo "$OUT" | tr '\n' ' ')"
 
-# Uclamp: not in Debian's kernels.
+# Uclamp: not in Debian's kernels; util-linux's uclampset meets the
+# kernel's own refusal (EOPNOTSUPP), which affix's probe tells before.
+check_run "uclampset: the kernel refuses" 1 uclampset -m 0 -M 512 true
+check_match "uclampset: Operation not supported" "*Operation not supported*" "$ERR"
 check_run "--uclamp: 125" 125 affix run --uclamp 0:512 all -- touch ran
 check_eq "--uclamp: the error and its hint" \
   "affix: error: --uclamp needs utilization clamping: this kernel was built without CONFIG_UCLAMP_TASK|affix: hint: Debian's kernels are built without it (sched_setattr refuses the clamps: EOPNOTSUPP); leave out --uclamp" \
