@@ -8,8 +8,8 @@
 _affix_commands="run pin show topo explain watch shield"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c --name --off "
-_affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem --gpu"
+_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off "
+_affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp"
 _affix_run_opts="$_affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help"
 _affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help"
 _affix_pin_opts="$_affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help"
@@ -276,6 +276,10 @@ _affix_value()
         --slice) COMPREPLY=($(compgen -W "rank 0/2 1/2" -- "$cur")) ;;
         --gpu) COMPREPLY=($(compgen -W "closest $(_affix_gpus "$root")" -- "$cur")) ;;
         --ranks) COMPREPLY=($(compgen -W "2 4 8" -- "$cur")) ;;
+        --policy) COMPREPLY=($(compgen -W "other batch idle fifo:50 rr:50 deadline:2ms/10ms/10ms" -- "$cur")) ;;
+        --nice) COMPREPLY=($(compgen -W "-5 0 5 10 19" -- "$cur")) ;;
+        --sched-slice) COMPREPLY=($(compgen -W "0.5 1 3 10" -- "$cur")) ;;
+        --uclamp) COMPREPLY=($(compgen -W "0:1024 0:512 512:1024" -- "$cur")) ;;
         -i | --interval) COMPREPLY=($(compgen -W "0.5 1 2 5 10" -- "$cur")) ;;
         -m | --mem)
             if [[ $cur == *:* ]]; then

@@ -6,8 +6,8 @@
 # shield --off, and the wrapped command after WHERE (run, shield).
 
 set -g __affix_commands run pin show topo explain watch shield
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --root --as -i --interval -c --name --off
-set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu
+set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off
+set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help
 set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
@@ -377,6 +377,12 @@ complete -c affix -n '__affix_for run pin explain' -l slice -x -a 'rank' -d 'K/N
 complete -c affix -n '__affix_for run pin explain' -s m -l mem -x -a '(__affix_mem)' -d 'memory policy POLICY[:NODES]'
 complete -c affix -n '__affix_for run explain' -l weights -x -a '(__affix_weights)' -d 'weighted: N=W,... or auto'
 complete -c affix -n '__affix_for run pin explain' -l gpu -x -a 'closest (__affix_gpus)' -d 'one GPU for this rank: closest, N or LIST'
+
+# Scheduling.
+complete -c affix -n '__affix_for run pin explain' -l policy -x -a 'other batch idle fifo:50 rr:50 deadline:2ms/10ms/10ms' -d 'scheduling policy'
+complete -c affix -n '__affix_for run pin explain' -l nice -x -a '-5 0 5 10 19' -d 'nice value of other and batch threads'
+complete -c affix -n '__affix_for run pin explain' -l sched-slice -x -a '0.5 1 3 10' -d 'EEVDF slice in ms (Linux 6.12)'
+complete -c affix -n '__affix_for run pin explain' -l uclamp -x -a '0:1024 0:512 512:1024' -d 'utilization clamps MIN:MAX'
 
 # run
 complete -c affix -n '__affix_for run' -l env -d 'export AFFIX_CPUS, OMP_*, GOMAXPROCS'

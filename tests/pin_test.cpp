@@ -607,7 +607,7 @@ TEST_CASE("roll_back undoes a finished pin") {
   os.affinity[11] = cpus("2");
   auto report = pin(os, {process(10)}, to("1"));
   CHECK(lists(os, {10, 11}) == "1 1");
-  CHECK(roll_back(os, os, report).empty());
+  CHECK(roll_back(os, os, os, report).empty());
   CHECK(lists(os, {10, 11}) == "0-3 2");
 }
 
@@ -754,7 +754,7 @@ TEST_CASE("a roll back leaves a process whose PID was reused after the move") {
   auto report = pin(os, {process(10)}, to("1"));
   remove_process(os, 10);
   add_process(os, 10, {10}, cpus("1"), 200);  // another process, on the same list
-  CHECK(roll_back(os, os, report).empty());
+  CHECK(roll_back(os, os, os, report).empty());
   CHECK(lists(os, {10}) == "1");
   report = {};
   CHECK(os.closed_fds.size() == 1);  // the pidfd was held until the report went

@@ -113,7 +113,7 @@ TEST_CASE("migrate_pages failing after a pin: every thread goes back, as pin --m
     CHECK_THROWS_AS(plan_migration(os, sys, 10, MemPolicy::Bind, set_of("0"), set_of("0-1")), Error);
     REQUIRE(os.migrate_calls.size() == 1);
     CHECK(os.migrate_calls[0].from.empty());
-    CHECK(roll_back(os, os, report).empty());
+    CHECK(roll_back(os, os, os, report).empty());
     CHECK(format_cpulist(os.affinity[10]) == "0-3");
     CHECK(format_cpulist(os.affinity[11]) == "0-3");
     CHECK(format_cpulist(os.affinity[12]) == "1");

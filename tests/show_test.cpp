@@ -121,7 +121,7 @@ TEST_CASE("show JSON carries the documented fields") {
   std::vector<NodeInfo> nodes = read_node_cpus(sys);
   CHECK(format_show_json({read_process(sys, nodes, 200)}) ==
         "[{\"pid\": 200, \"ppid\": 1, \"comm\": \"idle\", \"cmdline\": null, \"cpus\": \"0-3\", \"mems\": \"0-1\", \"mem_policy\": null, \"threads\": "
-        "[{\"tid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"last_cpu\": 1, \"last_cpu_stale\": false, \"last_node\": 0}], "
+        "[{\"tid\": 200, \"comm\": \"idle\", \"cpus\": \"0-3\", \"last_cpu\": 1, \"last_cpu_stale\": false, \"last_node\": 0, \"sched\": null}], "
         "\"memory_pages\": null, \"anon_pages\": null, \"file_pages\": null}]\n");
   auto v = read_process(sys, nodes, 100);
   std::string json = format_show_json({v});
@@ -129,7 +129,7 @@ TEST_CASE("show JSON carries the documented fields") {
                   "\"file_pages\": {\"1\": 10}}") != std::string::npos);
   CHECK(json.find("\"mem_policy\": \"default\"") != std::string::npos);
   CHECK(json.find("{\"tid\": 103, \"comm\": \"worker\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_cpu_stale\": false, "
-                  "\"last_node\": 1}") !=
+                  "\"last_node\": 1, \"sched\": null}") !=
         std::string::npos);
   CHECK(format_show_json({}) == "[]\n");
 }
@@ -198,9 +198,9 @@ TEST_CASE("show: names are data, escaped in text and valid UTF-8 in JSON") {
         "[{\"pid\": 400, \"ppid\": 1, \"comm\": \"\\u001b[2J\\u001b]0;pwn\\u0007\\n\", \"cmdline\": null, \"cpus\": \"0-3\", \"mems\": \"0-1\", "
         "\"mem_policy\": null, \"threads\": ["
         "{\"tid\": 400, \"comm\": \"\\u001b[2J\\u001b]0;pwn\\u0007\\n\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_cpu_stale\": false, "
-        "\"last_node\": 0}, "
-        "{\"tid\": 401, \"comm\": \"\xef\xbf\xbd\", \"cpus\": \"1\", \"last_cpu\": 1, \"last_cpu_stale\": false, \"last_node\": 0}, "
-        "{\"tid\": 402, \"comm\": \"caf\xc3\xa9\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_cpu_stale\": false, \"last_node\": 1}], "
+        "\"last_node\": 0, \"sched\": null}, "
+        "{\"tid\": 401, \"comm\": \"\xef\xbf\xbd\", \"cpus\": \"1\", \"last_cpu\": 1, \"last_cpu_stale\": false, \"last_node\": 0, \"sched\": null}, "
+        "{\"tid\": 402, \"comm\": \"caf\xc3\xa9\", \"cpus\": \"2\", \"last_cpu\": 2, \"last_cpu_stale\": false, \"last_node\": 1, \"sched\": null}], "
         "\"memory_pages\": null, \"anon_pages\": null, \"file_pages\": null}]\n");
 }
 
@@ -394,7 +394,7 @@ TEST_CASE("show --tree: each process followed by its descendants, indented") {
                  int last_cpu, int last_node, const std::string& children) {
     return fmt::format("{{\"pid\": {0}, \"ppid\": {2}, \"comm\": \"{1}\", \"cmdline\": \"{3}\", \"cpus\": \"{4}\", "
                        "\"mems\": \"0-1\", \"mem_policy\": null, \"threads\": [{{\"tid\": {0}, \"comm\": \"{1}\", "
-                       "\"cpus\": \"{4}\", \"last_cpu\": {5}, \"last_cpu_stale\": false, \"last_node\": {6}}}], "
+                       "\"cpus\": \"{4}\", \"last_cpu\": {5}, \"last_cpu_stale\": false, \"last_node\": {6}, \"sched\": null}}], "
                        "\"memory_pages\": null, \"anon_pages\": null, \"file_pages\": null, \"children\": [{7}]}}",
                        pid, comm, ppid, cmdline, cpus, last_cpu, last_node, children);
   };
@@ -404,8 +404,8 @@ TEST_CASE("show --tree: each process followed by its descendants, indented") {
   std::string json =
       "[{\"pid\": 10, \"ppid\": 1, \"comm\": \"sh\", \"cmdline\": \"sh -c run\", \"cpus\": \"0-3\", \"mems\": \"0-1\", "
       "\"mem_policy\": null, \"threads\": ["
-      "{\"tid\": 10, \"comm\": \"sh\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_cpu_stale\": false, \"last_node\": 0}, "
-      "{\"tid\": 15, \"comm\": \"sh\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_cpu_stale\": false, \"last_node\": 0}], "
+      "{\"tid\": 10, \"comm\": \"sh\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_cpu_stale\": false, \"last_node\": 0, \"sched\": null}, "
+      "{\"tid\": 15, \"comm\": \"sh\", \"cpus\": \"0-3\", \"last_cpu\": 0, \"last_cpu_stale\": false, \"last_node\": 0, \"sched\": null}], "
       "\"memory_pages\": null, \"anon_pages\": null, \"file_pages\": null, \"children\": [" +
       leaf(11, "worker", 10, "worker --id 1", "2", 2, 1, "") + ", " + sup + "]}]\n";
   CHECK(format_show_json(views, true) == json);

@@ -22,6 +22,7 @@
 #include "near.hpp"
 #include "resolver.hpp"
 #include "shield_systemd.hpp"
+#include "sched_refusal.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
 
@@ -39,6 +40,21 @@ void check_ranks_options(const CommandLine& cl) {
     throw Error(ErrorKind::Usage, "--ranks takes the place of the launcher's ranks: give --slice rank, not --slice K/N");
   if (cl.as || cl.spread)
     throw Error(ErrorKind::Usage, "--ranks prints a table of the ranks: it does not go with --as or --spread");
+}
+
+// Where `run` would refuse the scheduling options on this machine, a
+// warning that says so (explain changes nothing, and exits 0).
+void sched_warnings(const SchedRequest& sched, Placement& placement) {
+  LinuxOs& os = linux_os();
+  try {
+    check_sched_support(sched, os.sched_support());
+  } catch (const Error& e) {
+    placement.warnings.push_back(std::string(e.what()) + ": 'run' would refuse it");
+  }
+  if (sched.policy && sched.policy->policy == SchedPolicy::Deadline)
+    if (auto r = predict_deadline_refusal(placement.cpus, os.sched_facts(placement.cpus)))
+      placement.warnings.push_back(r->reason + ": 'run' would refuse " + sched_request_text(sched) + " (" +
+                                   r->hint + ")");
 }
 
 }  // namespace
@@ -100,6 +116,9 @@ int command_explain(const Args& args) {
   if (!cl.root && placement.mem_policy == MemPolicy::Weighted && !linux_os().has_weighted_interleave())
     placement.warnings.push_back("this kernel has no MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 and later have it): "
                                  "'run' would refuse --mem weighted");
+  // The same of the scheduling options: what this kernel lacks, and a
+  // deadline policy on fewer CPUs than their root domain.
+  if (!cl.root && cl.sched.any()) sched_warnings(cl.sched, placement);
   if (cl.shield) {
     CpuSet rest = topo.online - placement.cpus;
     if (rest.empty())
@@ -115,15 +134,15 @@ int command_explain(const Args& args) {
   if (cl.as) {
     // Nothing but the launcher's lines on stdout; the warnings on stderr.
     unsigned per_cpu = std::max(1u, cl.spread);
-    std::string lines = explain_as(placement, *cl.as, per_cpu);
+    std::string lines = explain_as(placement, *cl.as, per_cpu, cl.sched);
     for (auto& w : placement.warnings) print_warning(w);
-    for (auto& w : explain_as_warnings(placement, *cl.as, per_cpu)) print_warning(w);
+    for (auto& w : explain_as_warnings(placement, *cl.as, per_cpu, cl.sched)) print_warning(w);
     std::fputs(lines.c_str(), stdout);
     return k_exit_ok;
   }
   PlacementEnv vars = launch_env(placement, env);
-  std::string text = cl.json ? explain_json(placement, allowed, vars)
-                             : explain_text(placement, allowed, vars);
+  std::string text = cl.json ? explain_json(placement, allowed, vars, cl.sched)
+                             : explain_text(placement, allowed, vars, cl.sched);
   if (cl.spread)  // what `run --spread` would give the threads the command creates
     text += "spread    " + spread_order_text(placement.sequence, cl.spread) + "\n";
   std::fputs(text.c_str(), stdout);

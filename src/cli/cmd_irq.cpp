@@ -30,6 +30,10 @@ void check_irq_options(const CommandLine& cl) {
   if (cl.tree) refuse("--tree");
   if (cl.migrate) refuse("--migrate");
   if (cl.request.mem) refuse("--mem");
+  if (cl.sched.policy) refuse("--policy");
+  if (cl.sched.nice) refuse("--nice");
+  if (cl.sched.slice_ns) refuse("--sched-slice");
+  if (cl.sched.util_min) refuse("--uclamp");
   if (cl.check && cl.dry_run)
     throw Error(ErrorKind::Usage, "--check and --dry-run cannot be used together",
                 "--check verifies the placement, --dry-run shows what a pin would change; neither changes anything");

@@ -114,7 +114,7 @@ std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& re
     return out.text;
   } catch (const Error& e) {
     if (dry_run) throw;
-    std::string stays = roll_back(os, os, report);
+    std::string stays = roll_back(os, os, os, report);
     std::string what = std::string(e.what()) +
                        (stays.empty() ? "; every thread was put back on its old CPU list" : "; not every thread was put back");
     std::string hint = e.hint();
@@ -170,6 +170,10 @@ int command_pin(const Args& args) {
   PinOptions options;
   options.dry_run = cl.dry_run || cl.check;
   options.check = cl.check;
+  options.sched = cl.sched;
+  // What the kernel lacks is refused before anything is held (a check
+  // only reads, and says what each thread has).
+  if (cl.sched.any() && !cl.check) check_sched_support(cl.sched, os.sched_support());
   options.cpuset_of = [&](pid_t pid, pid_t tid) { return read_thread_cpuset(root, topo, pid, tid); };
   PinReport report = pin_threads(os, root, requests, resolver, options);
   if (cl.check) {
@@ -196,7 +200,8 @@ int command_pin(const Args& args) {
   }
 
   std::string out;
-  for (const auto& t : report.targets) out += format_target(root, t, cl.verbose || cl.dry_run, cl.dry_run);
+  for (const auto& t : report.targets)
+    out += format_target(root, t, cl.verbose || cl.dry_run, cl.dry_run, cl.sched);
   if (!cl.dry_run)
     for (const auto& w : runtime_env_warnings(root, report)) print_warning(w);
   if (cl.migrate) out += migrate_report(os, root, report, placements, topo.node_set(), cl.dry_run);

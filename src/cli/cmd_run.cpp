@@ -54,6 +54,7 @@ int command_run(const Args& args) {
   request.verbose = cl.verbose;
   request.dry_run = cl.dry_run;
   request.spread = cl.spread;
+  request.sched = cl.sched;
   request.option_hint = [](const std::string& word) { return option_hint(word, CommandKind::Run); };
   if (placement.gpu) {  // the GPU's variables, with or without --env
     request.env = placement.gpu->env;

@@ -73,17 +73,23 @@ int command_show(const Args& args) {
   refuse_thread_ids(root, pids);
   std::vector<ProcessView> views;
   int status = k_exit_ok;
+  // Each thread's policy from the kernel itself where these are its
+  // threads, else from the root's /proc files.
+  SchedLookup sched = sched_lookup(root, root.is_default() ? &linux_os() : nullptr);
   if (o.pinned) {
     // What a process may run on is its own cgroup cpuset (else the list
     // of its main thread), as pin and run see it.
     Topology topo = read_topology(root);
-    views = find_pinned(root, topo.nodes, [&](pid_t pid) -> std::optional<CpuSet> {
-      try {
-        return read_allowed(root, topo, linux_os(), std::to_string(pid)).cpus;
-      } catch (const Error&) {
-        return std::nullopt;  // gone while scanned
-      }
-    });
+    views = find_pinned(
+        root, topo.nodes,
+        [&](pid_t pid) -> std::optional<CpuSet> {
+          try {
+            return read_allowed(root, topo, linux_os(), std::to_string(pid)).cpus;
+          } catch (const Error&) {
+            return std::nullopt;  // gone while scanned
+          }
+        },
+        sched);
   } else {
     std::vector<NodeInfo> nodes = read_node_cpus(root);
     if (pids.empty()) {
@@ -94,10 +100,10 @@ int command_show(const Args& args) {
     for (pid_t pid : pids) {
       try {
         if (o.tree) {
-          auto tree = read_process_tree(root, nodes, pid);
+          auto tree = read_process_tree(root, nodes, pid, sched);
           views.insert(views.end(), std::make_move_iterator(tree.begin()), std::make_move_iterator(tree.end()));
         } else {
-          views.push_back(read_process(root, nodes, pid));
+          views.push_back(read_process(root, nodes, pid, sched));
         }
       } catch (const Error& e) {
         print_error(e);

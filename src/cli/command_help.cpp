@@ -33,6 +33,15 @@ std::string command_help(CommandKind kind) {
              "                         LIST (0,2) those gpuN; binds to the CPUs near it and\n"
              "                         their node's memory (--mem bind unless given) and\n"
              "                         exports CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES\n";
+  std::string sched =
+             "Scheduling (every thread, together with its CPUs):\n"
+             "  --policy POLICY        other, batch, idle, fifo:P, rr:P (P from 1 to 99) or\n"
+             "                         deadline:RUNTIME/DEADLINE/PERIOD, times with their unit\n"
+             "                         (deadline:2ms/10ms/10ms)\n"
+             "  --nice N               the nice value of other and batch threads, -20 to 19\n"
+             "  --sched-slice MS       the EEVDF slice of other and batch threads, 0.1 to 100\n"
+             "                         ms (Linux 6.12); --slice splits the CPUs instead\n"
+             "  --uclamp MIN:MAX       utilization clamps, 0 to 1024 (CONFIG_UCLAMP_TASK)\n";
   std::string where =
              "WHERE: socket:0 | node:1 | die:0 | llc:2 | core:0-3 | cpu:4 | 0-3,8 | all,\n"
              "       kind:performance | kind:efficiency | kind:1 (hybrid CPUs),\n"
@@ -41,10 +50,10 @@ std::string command_help(CommandKind kind) {
   switch (kind) {
     case CommandKind::Run:
       return "Usage: affix [run] [OPTIONS] WHERE [--] COMMAND [ARG...]\n"
-             "Run COMMAND placed at WHERE: set the memory policy and the CPU affinity, then\n"
-             "exec it (no fork). The first word after WHERE that is not an affix option\n"
-             "starts the command; '--' also ends affix's options.\n\n" +
-             where + "\n" + shape + weights + gpu +
+             "Run COMMAND placed at WHERE: set the memory policy, the CPU affinity and the\n"
+             "scheduling policy, then exec it (no fork). The first word after WHERE that is\n"
+             "not an affix option starts the command; '--' also ends affix's options.\n\n" +
+             where + "\n" + shape + weights + gpu + sched +
              "Run:\n"
              "  --spread[=N]           each thread the command creates gets one CPU of the\n"
              "                         selection before it runs, N per CPU (default 1), in\n"
@@ -59,7 +68,7 @@ std::string command_help(CommandKind kind) {
     case CommandKind::Explain:
       return "Usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]\n"
              "Resolve WHERE and print the placement; change nothing.\n\n" +
-             where + "\n" + shape + weights + gpu +
+             where + "\n" + shape + weights + gpu + sched +
              "Output:\n"
              "  --spread[=N]           also the CPU run --spread[=N] gives each new thread;\n"
              "                         with --as nginx, N workers per CPU\n"
@@ -82,7 +91,7 @@ std::string command_help(CommandKind kind) {
              "       affix pin --tid [OPTIONS] WHERE TID...\n"
              "       affix pin --irq [OPTIONS] WHERE IRQ|DEVICE...\n"
              "Move running processes, every one of their threads, to WHERE.\n\n" +
-             where + "\n" + shape + gpu +
+             where + "\n" + shape + gpu + sched +
              "Pin:\n"
              "  --tid                  the IDs are thread IDs; move only those threads\n"
              "  --tree                 each PID and all its descendants, every thread of each\n"
@@ -95,7 +104,8 @@ std::string command_help(CommandKind kind) {
              "  --check                verify, change nothing: exit 0 where every thread is\n"
              "                         already within WHERE (with --spread on its CPU; with\n"
              "                         --mem also the memory policy, with --migrate the pages;\n"
-             "                         with --gpu the CPUs, memory and variables of its GPU)\n"
+             "                         with --gpu the CPUs, memory and variables of its GPU;\n"
+             "                         with a scheduling option the threads' policy)\n"
              "  --json                 with --check: the result as one JSON document\n"
              "  -v, --verbose          print each thread's old and new CPU list\n"
              "  --irq                  the IDs are IRQ numbers or device names (eth0,\n"

@@ -25,6 +25,7 @@
 #include "error.hpp"
 #include "foreign_options.hpp"
 #include "gpu_args.hpp"
+#include "sched_args.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -119,6 +120,17 @@ constexpr OptionSpec k_gpu{"gpu", 0, Value::Next,
 // explain
 constexpr OptionSpec k_ranks{"ranks", 0, Value::Next,
                              [](CommandLine& cl, const Given& g) { cl.ranks = parse_ranks_option(*g.value); }};
+// Scheduling (run, explain, pin)
+constexpr OptionSpec k_policy{"policy", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                                cl.sched.policy = parse_policy_option(*g.value);
+                              }};
+constexpr OptionSpec k_nice{"nice", 0, Value::Next,
+                            [](CommandLine& cl, const Given& g) { cl.sched.nice = parse_nice_option(*g.value); }};
+constexpr OptionSpec k_sched_slice{"sched-slice", 0, Value::Next, [](CommandLine& cl, const Given& g) {
+                                     cl.sched.slice_ns = parse_sched_slice_option(*g.value);
+                                   }};
+constexpr OptionSpec k_uclamp{"uclamp", 0, Value::Next,
+                              [](CommandLine& cl, const Given& g) { parse_uclamp_option(*g.value, cl.sched); }};
 // run and pin
 constexpr OptionSpec k_verbose{"verbose", 'v', Value::None,
                                [](CommandLine& cl, const Given&) { cl.verbose = true; }};
@@ -170,16 +182,20 @@ constexpr OptionSpec k_intervals{"count", 'c', Value::NonEmpty,
                                  [](CommandLine& cl, const Given& g) { cl.intervals = *g.value; }};
 constexpr OptionSpec k_threads{"threads", 0, Value::None, [](CommandLine& cl, const Given&) { cl.threads = true; }};
 
-constexpr const OptionSpec* k_run_options[] = {&k_help,  &k_no_smt,  &k_count,   &k_order,
-                                               &k_exclude, &k_slice, &k_mem,     &k_weights, &k_gpu,
-                                               &k_verbose, &k_dry_run, &k_env,   &k_spread};
-constexpr const OptionSpec* k_explain_options[] = {&k_help,  &k_no_smt, &k_count, &k_order,
-                                                   &k_exclude, &k_slice, &k_mem,  &k_weights, &k_gpu, &k_json,
-                                                   &k_explain_root, &k_as, &k_spread, &k_ranks, &k_shield};
-constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,     &k_count, &k_order,  &k_exclude,
-                                               &k_slice,   &k_mem,        &k_gpu,   &k_verbose, &k_dry_run,
-                                               &k_spread, &k_tid,     &k_migrate, &k_tree,
-                                               &k_check,  &k_json,    &k_irq};
+constexpr const OptionSpec* k_run_options[] = {&k_help,     &k_no_smt, &k_count,       &k_order,  &k_exclude,
+                                               &k_slice,    &k_mem,    &k_weights,     &k_gpu,    &k_policy,
+                                               &k_nice,     &k_sched_slice, &k_uclamp, &k_verbose, &k_dry_run,
+                                               &k_env,      &k_spread};
+constexpr const OptionSpec* k_explain_options[] = {&k_help,   &k_no_smt,      &k_count,  &k_order,
+                                                   &k_exclude, &k_slice,      &k_mem,    &k_weights,
+                                                   &k_gpu,    &k_policy,      &k_nice,   &k_sched_slice,
+                                                   &k_uclamp, &k_json,        &k_explain_root, &k_as,
+                                                   &k_spread, &k_ranks,       &k_shield};
+constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,  &k_count,       &k_order,  &k_exclude,
+                                               &k_slice,   &k_mem,     &k_gpu,         &k_policy, &k_nice,
+                                               &k_sched_slice, &k_uclamp, &k_verbose,  &k_dry_run, &k_spread,
+                                               &k_tid,     &k_migrate, &k_tree,        &k_check,  &k_json,
+                                               &k_irq};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
 constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_irq, &k_shield, &k_root};
 constexpr const OptionSpec* k_shield_options[] = {&k_help,   &k_isolated, &k_irqs,    &k_shield_mem,
@@ -454,6 +470,12 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
     usage_error(g, fmt::format("no command given to run at '{}'", req.where));
   if (kind == CommandKind::Pin && cl.rest.empty())
     usage_error(g, cl.irq ? "no IRQ or device given" : cl.tid ? "no thread ID given" : "no process ID given");
+  check_sched_options(cl.sched);
+  if (kind == CommandKind::Run && cl.spread && cl.sched.policy && cl.sched.policy->policy == SchedPolicy::Deadline)
+    throw Error(ErrorKind::Usage,
+                "--spread places the threads the command creates, and a SCHED_DEADLINE thread cannot create any",
+                "the kernel refuses clone to a deadline thread (EAGAIN): start the command, then give its threads "
+                "the policy with 'affix pin --policy deadline:...'");
   return cl;
 }
 

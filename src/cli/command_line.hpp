@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "resolver.hpp"
+#include "sched.hpp"
 
 namespace affix {
 
@@ -45,6 +46,7 @@ struct CommandLine {
   CommandKind kind = CommandKind::Run;
   bool help = false;           // -h/--help seen (nothing else is checked then)
   PlacementRequest request;    // run, explain, pin: WHERE and the selection and memory options
+  SchedRequest sched;          // run, explain, pin: --policy, --nice, --sched-slice, --uclamp
   // explain, topo, show, watch
   bool json = false;           // --json
   // explain
@@ -92,7 +94,8 @@ struct CommandLine {
 // Throws Error(Usage) for unknown options, missing or bad values, options
 // given twice with values, a missing WHERE, a run without a command, an
 // explain with extra words or with both --as and --json, a pin without IDs,
-// a topo with any word that is no option.
+// a topo with any word that is no option, --nice or --sched-slice with a
+// policy that has none (sched_args.hpp), run --spread with a deadline policy.
 CommandLine parse_command_line(CommandKind kind, const Args& args);
 
 // "did you mean '--no-smt'?" for a word close to one of the command's long

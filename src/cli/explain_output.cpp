@@ -7,6 +7,7 @@
 
 #include "error.hpp"
 #include "explain_gpu.hpp"
+#include "explain_sched.hpp"
 #include "json.hpp"
 #include "memory_text.hpp"
 #include "text.hpp"
@@ -134,7 +135,8 @@ void write_mem_json(JsonWriter& j, const Placement& p) {
 
 }  // namespace
 
-std::string explain_text(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
+std::string explain_text(const Placement& p, const Allowed& allowed, const PlacementEnv& env,
+                         const SchedRequest& sched) {
   std::string out;
   unsigned n = p.cpus.count();
   line(out, "cpus", fmt::format("{} ({} CPU{})", format_cpulist(p.cpus), n, n == 1 ? "" : "s"));
@@ -153,6 +155,7 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   else
     line(out, "memory", memory_policy_text(p));
   if (p.weights) line(out, "weights", weights_plan_text(*p.weights));
+  if (sched.any()) line(out, "sched", explain_sched_line(sched));
   const char* label = "dropped";
   for (auto& d : p.dropped) {
     line(out, label, fmt::format("{} {}", format_cpulist(d.cpus), d.reason));
@@ -172,7 +175,8 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
   return out;
 }
 
-std::string explain_json(const Placement& p, const Allowed& allowed, const PlacementEnv& env) {
+std::string explain_json(const Placement& p, const Allowed& allowed, const PlacementEnv& env,
+                         const SchedRequest& sched) {
   JsonWriter j;
   j.begin_object();
   j.field("cpus", format_cpulist(p.cpus));
@@ -207,6 +211,10 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
   } else {
     j.null();
   }
+  if (sched.any()) {  // only with a scheduling option (affix(1), OUTPUT)
+    j.key("sched");
+    write_sched_json(j, sched);
+  }
   j.key("dropped");
   j.begin_array();
   for (auto& d : p.dropped) {
@@ -232,7 +240,7 @@ std::string explain_json(const Placement& p, const Allowed& allowed, const Place
   return j.str() + "\n";
 }
 
-std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
+std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu, const SchedRequest& sched) {
   std::string cpus = format_cpulist(p.cpus);
   std::string mems = p.mem_nodes.empty() ? std::string() : format_cpulist(p.mem_nodes);
   switch (format) {
@@ -248,7 +256,7 @@ std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
         out += fmt::format("NUMAPolicy={}\n", many ? "preferred-many" : mem_policy_name(*p.mem_policy));
         if (*p.mem_policy != MemPolicy::Local) out += fmt::format("NUMAMask={}\n", mems);
       }
-      return out;
+      return out + systemd_sched_lines(sched);
     }
     case AsFormat::Nginx:
       return nginx_lines(p, per_cpu);
@@ -276,8 +284,9 @@ std::string explain_as(const Placement& p, AsFormat format, unsigned per_cpu) {
   return {};
 }
 
-std::vector<std::string> explain_as_warnings(const Placement& p, AsFormat format, unsigned per_cpu) {
-  std::vector<std::string> out;
+std::vector<std::string> explain_as_warnings(const Placement& p, AsFormat format, unsigned per_cpu,
+                                             const SchedRequest& sched) {
+  std::vector<std::string> out = sched_as_warnings(sched, format);
   if (format == AsFormat::Numactl && p.mem_policy == MemPolicy::Weighted)
     out.push_back("numactl --weighted-interleave (numactl 2.0.19 and later) uses the weights the kernel has and "
                   "sets none: " + weights_plan_text(*p.weights));

@@ -2,8 +2,9 @@
 // The operating system behind narrow interfaces, implemented for Linux in
 // os_linux.cpp: the only file of affix that includes <linux/mempolicy.h>,
 // and with the thread follower (thread_follow.cpp, which sets CPUs in a
-// process of its own) the only one that includes <sched.h>. Tests use the recording fakes in
-// tests/fake_os.hpp.
+// process of its own) the only one that includes <sched.h>; the scheduling
+// policies are sched.hpp's SchedOs (sched_linux.cpp). Tests use the
+// recording fakes in tests/support/fake_os.hpp.
 
 #include <sys/types.h>
 
@@ -15,6 +16,7 @@
 
 #include "cpuset.hpp"
 #include "interleave_weights.hpp"
+#include "sched.hpp"
 
 namespace affix {
 
@@ -222,7 +224,8 @@ inline const char* eperm_hint(CapabilityOs& os) {
              : "moving another user's process needs CAP_SYS_NICE";
 }
 
-// The real kernel: one object behind every interface above (os_linux.cpp).
+// The real kernel: one object behind every interface above and SchedOs
+// (sched.hpp) (os_linux.cpp).
 // The commands (src/cli) hold it and pass each caller the parts it uses.
 class LinuxOs : public AffinityOs,
                 public MemPolicyOs,
@@ -232,7 +235,8 @@ class LinuxOs : public AffinityOs,
                 public Clock,
                 public ExecOs,
                 public ChildOs,
-                public CapabilityOs {
+                public CapabilityOs,
+                public SchedOs {
 protected:
   LinuxOs() = default;
 };

@@ -1,7 +1,7 @@
 // LinuxOs (os.hpp): every interface of the os layer on the kernel itself.
 // The only file that makes the kernel's memory-policy calls, and with the
-// thread follower (thread_follow.cpp) the only one that makes its scheduler
-// calls.
+// thread follower (thread_follow.cpp) and sched_linux.cpp (sched_setattr,
+// sched_getattr) the only one that makes its scheduler calls.
 // The memory calls are made with syscall(2) and the kernel's own
 // <linux/mempolicy.h>, not through libnuma: linking libnuma's numaif.h
 // wrappers links its constructor, which reads /proc and every node's sysfs
@@ -32,6 +32,8 @@
 #include "interleave_weights.hpp"
 #include "os.hpp"
 #include "proc.hpp"
+#include "sched_linux.hpp"
+#include "sched_refusal.hpp"
 #include "thread_follow.hpp"
 
 namespace affix {
@@ -388,6 +390,19 @@ public:
     ::setenv(name.c_str(), value.c_str(), 1);
   }
 
+  // Scheduling: sched_linux.cpp. The probe runs once, where a policy option asks.
+  int get_sched(pid_t tid, SchedAttr& out) override { return linux_get_sched(tid, out, sched_support().uclamp); }
+  int set_sched(pid_t tid, const SchedAttr& attr) override { return linux_set_sched(tid, attr); }
+  SchedSupport sched_support() override {
+    if (!m_sched_support) m_sched_support = linux_sched_support();
+    return *m_sched_support;
+  }
+  SchedFacts sched_facts(const CpuSet& cpus) override {
+    SchedFacts f = read_sched_facts(SysRoot(), cpus);
+    f.cap_sys_nice = has_cap_sys_nice();
+    return f;
+  }
+
 private:
   // The decimal names of a /proc directory, ascending. `one_call`: one
   // getdents call returned them all, and the buffer was not full; `last`:
@@ -441,6 +456,7 @@ private:
   std::vector<unsigned long> m_mask;  // the last sched_getaffinity result
   size_t m_mask_bytes = 0;            // the kernel's mask size, once known
   int m_caps = -1;                    // has_cap_sys_nice, once known
+  std::optional<SchedSupport> m_sched_support;  // sched_support, once probed
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "error.hpp"
 #include "proc.hpp"
+#include "sched_refusal.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -64,7 +65,7 @@ struct PassResult {
 class Engine {
 public:
   Engine(PinOs os, const SysRoot& proc, const PinOptions& options)
-    : m_os(os), m_proc(proc), m_options(options) {}
+    : m_os(os), m_proc(proc), m_options(options), m_sched(options.sched.any()) {}
   ~Engine() { close_all(); }
 
   // Holds every target (pidfd, start time), then lets the caller resolve
@@ -221,57 +222,117 @@ private:
     size_t good = 0;      // ...and were on their list, untouched
   };
 
-  // Reads one thread's list and sets it where it is not the thread's own.
-  // With `verify`, a thread not verified yet is checked to have run first.
+  // Reads one thread's list (and attributes) and sets what is not as asked,
+  // in the order the kernel admits (sched.hpp, cpus_first). With `verify`,
+  // a thread not verified yet is checked to have run first.
   void visit(Proc& p, ThreadMove& t, Tally& tally, PassResult& result, bool verify) {
     const bool ran = verify && !t.verified && m_os.tasks.has_run(p.id, t.tid);
     int err = m_os.affinity.get_affinity(t.tid, m_current);
+    if (err == 0 && m_sched) err = read_sched(p, t.tid, m_sched_now);
     if (err == ESRCH) {
       mark_gone(t);
       return;
     }
     if (err != 0) fail_thread(p, t.tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
     ++tally.answered;
+    const bool sched_ok = !m_sched || sched_satisfies(m_sched_now, m_options.sched);
     if (!t.seen) {
       t.seen = true;
       t.before = m_current;
-      t.inherited = t.inherited && m_current == t.want;
+      t.sched_before = t.sched_after = m_sched_now;
+      t.inherited = t.inherited && m_current == t.want && sched_ok;
       if (m_options.dry_run && !m_options.check) predict(p, t);
     }
-    if (m_current == t.after || m_options.dry_run) {
-      tally.good += m_current == t.after;
-      t.verified = t.verified || (ran && m_current == t.after);
+    const bool cpus_ok = m_current == t.after;
+    if ((cpus_ok && sched_ok) || m_options.dry_run) {
+      tally.good += cpus_ok && sched_ok;
+      t.verified = t.verified || (ran && cpus_ok && sched_ok);
       return;
     }
-    if (t.changed && ++t.resets > m_options.max_resets) {
-      fail_thread(p, t.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
-                  "does the program pin its own threads?");
+    if ((!cpus_ok && t.changed) || (!sched_ok && t.sched_changed)) {
+      if (++t.resets > m_options.max_resets) {
+        if (!cpus_ok)
+          fail_thread(p, t.tid, fmt::format("its CPU list keeps changing back to {}", format_cpulist(m_current)),
+                      "does the program pin its own threads?");
+        fail_thread(p, t.tid, fmt::format("its scheduling policy keeps changing back to {}", sched_attr_text(m_sched_now)),
+                    "does the program set its own threads' policy?");
+      }
     }
-    err = m_os.affinity.set_affinity(t.tid, t.want);
+    std::optional<SchedAttr> want;
+    if (!sched_ok) want = sched_want_of(p, t.tid, m_sched_now);
+    bool changed = false;
+    if (want && !cpus_first(want->policy) && !set_sched(p, t, *want, tally, changed)) return;
+    if (!cpus_ok && !set_cpus(p, t, tally, changed)) return;
+    if (want && cpus_first(want->policy) && !set_sched(p, t, *want, tally, changed)) return;
+    if (changed) result.changed = true;
+    else ++tally.good;  // the kernel's list for it is the one it had
+  }
+
+  // Sets a thread's list; false where it is gone.
+  bool set_cpus(Proc& p, ThreadMove& t, Tally& tally, bool& changed) {
+    int err = m_os.affinity.set_affinity(t.tid, t.want);
     // The kernel keeps what its cpuset allows.
     if (err == 0) err = m_os.affinity.get_affinity(t.tid, m_accepted);
     if (err == ESRCH) {
       mark_gone(t);
       --tally.answered;
-      return;
+      return false;
     }
     if (err != 0) refuse(p, t.tid, t.want, err);
     t.after = m_accepted;
-    if (m_accepted == m_current) {  // the kernel's list for it is the one it had
-      ++tally.good;
-      return;
-    }
+    if (m_accepted == m_current) return true;
     t.restore = m_current;
     t.changed = true;
-    result.changed = true;
+    changed = true;
+    return true;
+  }
+
+  // Sets a thread's attributes and reads them back; false where it is gone.
+  bool set_sched(Proc& p, ThreadMove& t, const SchedAttr& want, Tally& tally, bool& changed) {
+    int err = m_os.sched.set_sched(t.tid, want);
+    if (err == 0) err = m_os.sched.get_sched(t.tid, m_sched_after);
+    if (err == ESRCH) {
+      mark_gone(t);
+      --tally.answered;
+      return false;
+    }
+    if (err != 0) refuse_sched(p, t, want, err);
+    t.sched_restore = sched_restorable(m_sched_now, m_options.sched);
+    t.sched_after = m_sched_after;
+    t.sched_changed = changed = true;
+    if (!sched_satisfies(m_sched_after, m_options.sched))
+      fail_sched(p, t.tid, fmt::format("the kernel kept {}", sched_have_text(m_sched_after, m_options.sched)), {});
+    return true;
+  }
+
+  int read_sched(const Proc& p, pid_t tid, SchedAttr& out) {
+    int err = m_os.sched.get_sched(tid, out);
+    if (err != 0 && err != ESRCH)
+      fail_thread(p, tid, fmt::format("cannot read its scheduling policy: {}", errno_text(err)), {});
+    return err;
+  }
+
+  // What a thread is to get, or the failure where the request cannot apply to it.
+  SchedAttr sched_want_of(const Proc& p, pid_t tid, const SchedAttr& current) {
+    std::string why;
+    auto want = sched_want(m_options.sched, current, why);
+    if (!want) fail_sched(p, tid, why, "add --policy other (or batch) to change the policy too");
+    return *want;
   }
 
   // --dry-run: what the kernel would keep of the list (the part inside the
-  // thread's cpuset), and the refusals the real run would meet, with its
-  // words (affix(1), GUARANTEES).
+  // thread's cpuset) and of the policy, and the refusals the real run would
+  // meet, with its words (affix(1), GUARANTEES).
   void predict(const Proc& p, ThreadMove& t) {
     if (m_options.cpuset_of) {
       if (auto cpuset = m_options.cpuset_of(p.thread_only ? p.move.pid : p.id, t.tid)) t.after = t.want & *cpuset;
+    }
+    if (m_sched && !sched_satisfies(t.sched_before, m_options.sched)) {
+      t.sched_after = sched_want_of(p, t.tid, t.sched_before);
+      if (t.sched_after.policy == SchedPolicy::Deadline) {
+        if (!m_facts || !(m_facts->cpus == t.after)) m_facts = m_os.sched.sched_facts(t.after);  // once per list
+        if (auto r = predict_deadline_refusal(t.after, *m_facts)) fail_sched(p, t.tid, r->reason, r->hint);
+      }
     }
     if (t.after == m_current) return;  // the real run would not set it
     auto st = thread_stat(m_proc, p.thread_only ? t.tid : p.id, t.tid);
@@ -480,6 +541,10 @@ private:
 
   [[noreturn]] void refuse(const Proc& p, pid_t tid, const CpuSet& cpus, int err) {
     if (err == EPERM) fail_thread(p, tid, "permission denied", eperm_hint(m_os.caps));
+    if (err == EBUSY) {  // a SCHED_DEADLINE thread, narrowed below its root domain
+      SchedRefusal r = explain_deadline_cpus(cpus, m_os.sched.sched_facts(m_current));
+      fail_thread(p, tid, r.reason, r.hint);
+    }
     if (err == EINVAL) {
       auto st = thread_stat(m_proc, p.thread_only ? tid : p.id, tid);
       if (st && (st->flags & k_pf_no_setaffinity))
@@ -490,15 +555,29 @@ private:
     fail_thread(p, tid, errno_text(err), {});
   }
 
-  [[noreturn]] void fail_thread(const Proc& p, pid_t tid, const std::string& reason, const std::string& hint) {
+  [[noreturn]] void fail_thread(const Proc& p, pid_t tid, const std::string& reason, const std::string& hint,
+                                const std::string& what = "move") {
     std::string who = "thread " + thread_name(m_proc, p.thread_only ? tid : p.id, tid);
     if (!p.thread_only) who += fmt::format(" of process {}", p.id);
-    fail(fmt::format("cannot move {}: {}", who, reason), hint);
+    fail(fmt::format("cannot {} {}: {}", what, who, reason), hint);
+  }
+
+  // "cannot set policy fifo:50 on thread 12 (worker) of process 10: ..."
+  [[noreturn]] void fail_sched(const Proc& p, pid_t tid, const std::string& reason, const std::string& hint) {
+    fail_thread(p, tid, reason, hint, "set " + sched_request_text(m_options.sched) + " on");
+  }
+
+  // The kernel refused `want` on a thread whose CPUs are now t.after (set
+  // first) or still m_current.
+  [[noreturn]] void refuse_sched(const Proc& p, const ThreadMove& t, const SchedAttr& want, int err) {
+    const CpuSet& cpus = cpus_first(want.policy) ? t.after : m_current;
+    SchedRefusal r = explain_sched_refusal(want, m_sched_now, err, m_os.sched.sched_facts(cpus));
+    fail_sched(p, t.tid, r.reason, r.hint);
   }
 
   // Puts back what was changed, then throws.
   [[noreturn]] void fail(const std::string& what, const std::string& hint) {
-    std::string stays = m_options.dry_run ? std::string() : roll_back(m_os.affinity, m_os.tasks, snapshot());
+    std::string stays = m_options.dry_run ? std::string() : roll_back(m_os.affinity, m_os.tasks, m_os.sched, snapshot());
     close_all();
     if (stays.empty()) throw Error(ErrorKind::Runtime, what + "; nothing was changed", hint);
     throw Error(ErrorKind::Runtime, what + "; not every thread was put back",
@@ -507,6 +586,7 @@ private:
 
   PinReport snapshot() {
     PinReport report;
+    report.sched = m_options.sched;
     for (size_t i = 0; i < m_targets.size(); ++i) {
       TargetReport t;
       t.request = m_targets[i].request;
@@ -517,15 +597,21 @@ private:
         ProcessMove move = p.move;
         move.pidfd = p.pidfd;
         move.start_time = p.start_time;
-        // The list every thread had when the process was first read.
+        // The list (and attributes) every thread had when the process was first read.
+        bool first = true, same_cpus = true, same_sched = m_sched;
         for (const auto& th : move.threads) {
           if (!th.seen || th.inherited) continue;
-          if (!move.common_before) move.common_before = th.before;
-          else if (!(*move.common_before == th.before)) {
-            move.common_before.reset();
-            break;
+          if (first) {
+            move.common_before = th.before;
+            move.common_sched_before = sched_restorable(th.sched_before, m_options.sched);
+            first = false;
+            continue;
           }
+          same_cpus = same_cpus && *move.common_before == th.before;
+          same_sched = same_sched && *move.common_sched_before == sched_restorable(th.sched_before, m_options.sched);
         }
+        if (!same_cpus) move.common_before.reset();
+        if (!same_sched) move.common_sched_before.reset();
         t.processes.push_back(std::move(move));
       }
       std::sort(t.processes.begin(), t.processes.end(),
@@ -558,6 +644,7 @@ private:
   PinOs m_os;
   const SysRoot& m_proc;
   PinOptions m_options;
+  const bool m_sched;       // a scheduling request: every thread's attributes too
   std::vector<Target> m_targets;
   std::vector<Proc> m_procs;
   bool m_churn = false;     // threads came or went during the move
@@ -568,6 +655,8 @@ private:
   std::vector<ProcessParent> m_entries;    // reused between scans
   std::vector<std::pair<pid_t, pid_t>> m_children;  // reused between scans
   CpuSet m_current, m_accepted;
+  SchedAttr m_sched_now, m_sched_after;
+  std::optional<SchedFacts> m_facts;  // --dry-run: the facts of the last list a deadline policy was foreseen on
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // The pin engine: moves every thread of running processes (or of whole
-// process trees, or only named threads) to CPU sets, completely or not at
-// all. One path: list, move, confirm; the proof that no thread is left
+// process trees, or only named threads) to CPU sets, and with a scheduling
+// request (PinOptions::sched) gives each the policy too, completely or not
+// at all. One path: list, move, confirm; the proof that no thread is left
 // behind is the comment above Engine::run in pin.cpp.
 //
 // The order is fixed (affix(1), GUARANTEES): each target is held first (its
@@ -10,10 +11,15 @@
 // identity is checked again, and again before every pass that can change
 // anything. Threads, or whole processes, that exit are not a failure; a PID
 // reused by another process is. Any failure puts back every thread affix
-// changed whose list is still the one affix set (and those created during
-// the move from one it had moved: threads, and with --tree processes), and
-// throws Error(Runtime) naming the thread, the reason and every thread and
-// process that stays elsewhere.
+// changed whose list (and policy) is still the one affix set (and those
+// created during the move from one it had moved: threads, and with --tree
+// processes), and throws Error(Runtime) naming the thread, the reason and
+// every thread and process that stays elsewhere.
+//
+// A thread's policy and CPU list are set in the order the kernel admits
+// (sched.hpp, cpus_first): the CPUs first where it is to be SCHED_DEADLINE,
+// else the policy first; a roll back puts them back in the same order for
+// the policy it puts back.
 
 #include <sys/types.h>
 
@@ -26,6 +32,7 @@
 
 #include "cpuset.hpp"
 #include "os.hpp"
+#include "sched.hpp"
 #include "sysroot.hpp"
 
 namespace affix {
@@ -65,6 +72,9 @@ struct PinOptions {
   unsigned max_resets = 4;       // a thread that keeps going back to another list is a failure
   bool dry_run = false;          // read everything, change nothing
   bool check = false;            // with dry_run: only read each thread's list (pin --check)
+  // --policy, --nice, --sched-slice, --uclamp: every thread's attributes
+  // too (none read without one).
+  SchedRequest sched;
   // For dry_run: a thread's cpuset, where it has one narrower than the
   // machine (the kernel keeps the part of a list inside it, and refuses a
   // list with none); nullopt where it has none or it cannot be read.
@@ -85,6 +95,12 @@ struct ThreadMove {
   bool verified = false;   // read on its list after it had run (see pin.cpp)
   unsigned resets = 0;     // times its list was found changed back after affix set it,
                            // or its TID listed again after it answered ESRCH
+  // With a scheduling request, the same for its attributes: when first
+  // seen, what it has from affix (read back; with --dry-run what it would
+  // get), just before affix last set them. The clamps are in `restore`
+  // only where the request sets them.
+  SchedAttr sched_before, sched_after, sched_restore;
+  bool sched_changed = false;  // affix set them
 };
 
 struct ProcessMove {
@@ -93,6 +109,7 @@ struct ProcessMove {
   int pidfd = -1;      // held by the report (PinReport::held); -1 where the kernel has none, and for --tid
   unsigned long long start_time = 0;    // of `pid` when first held (for --tid, of the thread)
   std::optional<CpuSet> common_before;  // the list every thread had at the first listing, where all had one
+  std::optional<SchedAttr> common_sched_before;  // the same of the attributes (with a scheduling request)
   std::vector<ThreadMove> threads;      // ascending TID
 };
 
@@ -105,6 +122,7 @@ struct TargetReport {
 
 struct PinReport {
   std::vector<TargetReport> targets;  // in request order
+  SchedRequest sched;                 // PinOptions::sched
   unsigned passes = 0;
   // The pidfds of every process, closed when the last copy of the report
   // goes: a page migration or a roll back after the move acts on the
@@ -127,34 +145,38 @@ bool list_tree_children(TaskOs& os, pid_t pid, std::vector<std::pair<pid_t, pid_
 // is changed; Error(Usage) where a PID names a thread that is not its
 // process's main thread; Error(Runtime) after rolling back on any failure.
 // `proc` is read for a thread's process (Tgid) and to explain a refusal.
-// What the pin engine asks of the operating system: the threads' lists,
-// the processes and their pidfds, a clock for its settling and time limit,
-// and (to explain an EPERM) affix's own capability.
+// What the pin engine asks of the operating system: the threads' lists and
+// scheduling attributes, the processes and their pidfds, a clock for its
+// settling and time limit, and (to explain an EPERM) affix's own capability.
 struct PinOs {
   AffinityOs& affinity;
   TaskOs& tasks;
   Clock& clock;
   CapabilityOs& caps;
-  PinOs(AffinityOs& a, TaskOs& t, Clock& c, CapabilityOs& k) : affinity(a), tasks(t), clock(c), caps(k) {}
-  // One object that is all four (linux_os(), a test's fake).
+  SchedOs& sched;
+  PinOs(AffinityOs& a, TaskOs& t, Clock& c, CapabilityOs& k, SchedOs& s)
+    : affinity(a), tasks(t), clock(c), caps(k), sched(s) {}
+  // One object that is all five (linux_os(), a test's fake).
   template <class All>
     requires std::derived_from<All, AffinityOs> && std::derived_from<All, TaskOs> &&
-             std::derived_from<All, Clock> && std::derived_from<All, CapabilityOs>
-  PinOs(All& all) : affinity(all), tasks(all), clock(all), caps(all) {}
+             std::derived_from<All, Clock> && std::derived_from<All, CapabilityOs> &&
+             std::derived_from<All, SchedOs>
+  PinOs(All& all) : affinity(all), tasks(all), clock(all), caps(all), sched(all) {}
 };
 
 PinReport pin_threads(PinOs os, const SysRoot& proc, const std::vector<PinRequest>& requests,
                       const PinResolver& resolve, const PinOptions& options = {});
 
 // Puts back every thread of a finished pin that affix changed (for a failure
-// after it, e.g. of --migrate), where its list is still the one affix set,
+// after it, e.g. of --migrate), where its list (and policy, with the
+// report's scheduling request) is still the one affix set,
 // and those created during the move on a list affix set (threads; with
 // --tree, processes forked from the tree and theirs, found from its
 // children files once the known ones are back). Acts only on processes the
 // report still holds (identity_of) and on TIDs they still list. Returns
 // what stays where, as one text ("thread 12 stays on CPUs 1 (...)";
 // "threads 13-15 ..."; "process 40 stays ..."), empty where all is back.
-std::string roll_back(AffinityOs& affinity, TaskOs& tasks, const PinReport& report);
+std::string roll_back(AffinityOs& affinity, TaskOs& tasks, SchedOs& sched, const PinReport& report);
 
 // "12 (worker)" for messages: the thread's comm from /proc, escaped with
 // printable(); the bare ID where it cannot be read.

@@ -57,7 +57,7 @@ CpuSet nodes_outside(const NodePages& anon, const CpuSet& nodes) {
   return out;
 }
 
-std::string target_line(const TargetCheck& c) {
+std::string target_line(const TargetCheck& c, const SchedRequest& sched) {
   const auto& t = c.target;
   if (t.exited) return fmt::format("{}: exited during the check\n", t.request.id);
   std::string what = plural(c.threads, "thread", "threads");
@@ -67,8 +67,17 @@ std::string target_line(const TargetCheck& c) {
                           : fmt::format("the CPU --spread{} gives each, of CPUs {}",
                                         t.place.per_cpu > 1 ? fmt::format("={}", t.place.per_cpu) : "",
                                         format_cpulist(t.place.cpus));
-  if (c.outside.empty()) return fmt::format("{}: {} within {}\n", t.request.id, what, where);
-  return fmt::format("{}: {}, {} not within {}\n", t.request.id, what, c.outside.size(), where);
+  std::string policy;
+  if (sched.any())
+    policy = c.off_policy.empty() ? ", with " + sched_request_text(sched)
+                                  : fmt::format(", {} not with {}", c.off_policy.size(), sched_request_text(sched));
+  if (c.outside.empty()) return fmt::format("{}: {} within {}{}\n", t.request.id, what, where, policy);
+  return fmt::format("{}: {}, {} not within {}{}\n", t.request.id, what, c.outside.size(), where, policy);
+}
+
+// "policy other, nice 0 (asked: policy batch, nice 5)"
+std::string policy_off_text(const SchedAttr& have, const SchedRequest& sched) {
+  return fmt::format("{} (asked: {})", sched_have_text(have, sched), sched_request_text(sched));
 }
 
 std::string memory_lines(const TargetCheck& c) {
@@ -159,6 +168,7 @@ CheckReport check_pin(const SysRoot& root, const PinReport& report,
                       const std::function<std::optional<MemExpect>(const TargetReport&)>& mem_of,
                       const std::function<std::optional<EnvExpect>(const TargetReport&)>& env_of) {
   CheckReport out;
+  out.sched = report.sched;
   for (const auto& t : report.targets) {
     TargetCheck c;
     c.target = t;
@@ -171,15 +181,18 @@ CheckReport check_pin(const SysRoot& root, const PinReport& report,
       for (const auto& th : p.threads) {
         if (th.gone || !th.seen) continue;
         ++c.threads;
-        if (th.before.is_subset_of(th.want)) continue;
         pid_t pid = t.request.scope == PinScope::Thread ? th.tid : p.pid;
+        if (report.sched.any() && !sched_satisfies(th.sched_before, report.sched))
+          c.off_policy.push_back({p.pid, th.tid, thread_name(root, pid, th.tid), comm_of(root, pid, th.tid),
+                                  th.sched_before});
+        if (th.before.is_subset_of(th.want)) continue;
         c.outside.push_back({p.pid, th.tid, thread_name(root, pid, th.tid), comm_of(root, pid, th.tid),
                              th.before, th.want});
       }
       if (c.mem) c.memory.push_back(check_memory(root, p.pid, *c.mem));
       if (c.env) c.envs.push_back(check_env(root, p.pid, *c.env));
     }
-    c.ok = c.ok && c.outside.empty();
+    c.ok = c.ok && c.outside.empty() && c.off_policy.empty();
     for (const auto& m : c.memory) c.ok = c.ok && m.policy_ok && m.pages_ok;
     for (const auto& e : c.envs) c.ok = c.ok && e.ok;
     out.ok = out.ok && c.ok;
@@ -191,7 +204,7 @@ CheckReport check_pin(const SysRoot& root, const PinReport& report,
 std::string format_check(const SysRoot& root, const CheckReport& report, bool verbose) {
   std::string out;
   for (const auto& c : report.targets) {
-    out += target_line(c);
+    out += target_line(c, report.sched);
     if (c.target.exited) continue;
     if (verbose) {
       const bool tree = c.target.request.scope == PinScope::Tree;
@@ -202,13 +215,21 @@ std::string format_check(const SysRoot& root, const CheckReport& report, bool ve
           if (th.gone || !th.seen) continue;
           pid_t pid = c.target.request.scope == PinScope::Thread ? th.tid : p.pid;
           bool within = th.before.is_subset_of(th.want);
-          out += fmt::format("{}  {}: cpus {}, {} {}\n", tree ? "  " : "", thread_name(root, pid, th.tid),
-                             format_cpulist(th.before), within ? "within" : "not within", format_cpulist(th.want));
+          std::string policy;
+          if (report.sched.any())
+            policy = sched_satisfies(th.sched_before, report.sched)
+                         ? ", " + sched_have_text(th.sched_before, report.sched) + " as asked"
+                         : ", " + policy_off_text(th.sched_before, report.sched);
+          out += fmt::format("{}  {}: cpus {}, {} {}{}\n", tree ? "  " : "", thread_name(root, pid, th.tid),
+                             format_cpulist(th.before), within ? "within" : "not within", format_cpulist(th.want),
+                             policy);
         }
       }
     } else {
       for (const auto& o : c.outside)
         out += fmt::format("  {}: cpus {}, not within {}\n", o.name, format_cpulist(o.cpus), format_cpulist(o.want));
+      for (const auto& o : c.off_policy)
+        out += fmt::format("  {}: {}\n", o.name, policy_off_text(o.have, report.sched));
     }
     out += memory_lines(c);
     for (const auto& e : c.envs) out += env_check_lines(e, *c.env);
@@ -251,6 +272,21 @@ std::string check_json(const CheckReport& report) {
       j.end_object();
     }
     j.end_array();
+    // Only with a scheduling request: what was asked, and every thread without it.
+    if (report.sched.any()) {
+      j.field("policy", sched_request_text(report.sched));
+      j.key("policy_off");
+      j.begin_array();
+      for (const auto& o : c.off_policy) {
+        j.begin_object();
+        j.field("pid", static_cast<long long>(o.pid));
+        j.field("tid", static_cast<long long>(o.tid));
+        j.field("comm", o.comm);
+        j.field("have", sched_have_text(o.have, report.sched));
+        j.end_object();
+      }
+      j.end_array();
+    }
     j.key("memory");
     if (!c.mem) {
       j.null();

@@ -1,7 +1,9 @@
 #pragma once
 // pin --check: whether every thread of a pin's targets may already run only
 // within its placement (with --spread: only on the CPU the spread gives it),
-// and with --mem the memory policy, with --migrate the anonymous pages;
+// with a scheduling request has the policy asked (sched.hpp,
+// sched_satisfies), and with --mem the memory policy, with --migrate the
+// anonymous pages;
 // changes nothing (affix(1), Pin options). The threads come from the pin
 // engine run with PinOptions::check, so a check reads exactly the threads a
 // pin would move, in the same order (the spread's CPUs match).
@@ -41,6 +43,13 @@ struct ThreadOutside {
   CpuSet want;       // the selection, or with --spread its one CPU
 };
 
+// A thread whose scheduling attributes are not what was asked.
+struct ThreadPolicy {
+  pid_t pid = 0, tid = 0;
+  std::string name, comm;  // as for ThreadOutside
+  SchedAttr have;
+};
+
 struct MemoryCheck {
   pid_t pid = 0;
   bool readable = false;       // numa_maps could be read
@@ -55,6 +64,7 @@ struct TargetCheck {
   TargetReport target;
   size_t processes = 0, threads = 0;  // alive at the check
   std::vector<ThreadOutside> outside;
+  std::vector<ThreadPolicy> off_policy;  // with a scheduling request
   std::optional<MemExpect> mem;
   std::vector<MemoryCheck> memory;  // one per process, with `mem`
   std::optional<EnvExpect> env;     // --gpu
@@ -72,6 +82,7 @@ struct ShieldCheck {
 };
 
 struct CheckReport {
+  SchedRequest sched;  // the report's (PinReport::sched)
   std::vector<TargetCheck> targets;
   std::vector<ShieldCheck> shields;
   bool ok = true;
@@ -98,11 +109,14 @@ bool policy_matches(std::string_view policy, MemPolicy want, const CpuSet& nodes
 std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes);
 
 // Text: a line per target ("4242: 3 threads within CPUs 0-3"; "4242: 3
-// threads, 1 not within CPUs 0-3"), a line per thread outside ("  4250
-// (nginx): cpus 0-7, not within 0-3"), and with --mem/--migrate a line per
-// process; with `verbose` every thread's line (`root` names them); then a
-// line per shield the selection shares ("shield affix-shield-1 (CPUs
-// 4-7): held, no other task on its CPUs", or one per problem).
+// threads, 1 not within CPUs 0-3"; with a scheduling request ", with policy
+// fifo:50" or ", 2 not with policy fifo:50"), a line per thread outside
+// ("  4250 (nginx): cpus 0-7, not within 0-3") and per thread under another
+// policy ("  4250 (nginx): policy other (asked: policy fifo:50)"), and with
+// --mem/--migrate a line per process; with `verbose` every thread's line
+// (`root` names them); then a line per shield the selection shares ("shield
+// affix-shield-1 (CPUs 4-7): held, no other task on its CPUs", or one per
+// problem).
 std::string format_check(const SysRoot& root, const CheckReport& report, bool verbose);
 // The same as one JSON document.
 std::string check_json(const CheckReport& report);

@@ -19,7 +19,8 @@ std::string pages_text(const std::optional<NodePages>& pages) {
 }  // namespace
 
 // One line per target, and with -v (always with --dry-run) one per thread.
-std::string format_target(const SysRoot& root, const TargetReport& t, bool verbose, bool dry_run) {
+std::string format_target(const SysRoot& root, const TargetReport& t, bool verbose, bool dry_run,
+                          const SchedRequest& sched) {
   if (t.exited) return fmt::format("{}: exited during the move\n", t.request.id);
   size_t live = 0, moved = 0, processes = 0;
   for (const auto& p : t.processes) {
@@ -27,7 +28,8 @@ std::string format_target(const SysRoot& root, const TargetReport& t, bool verbo
     ++processes;
     for (const auto& m : p.threads) {
       live += !m.gone;
-      moved += !m.gone && (dry_run ? !(m.before == m.after) : m.changed);
+      moved += !m.gone && (dry_run ? !(m.before == m.after) || !(m.sched_before == m.sched_after)
+                                   : m.changed || m.sched_changed);
     }
   }
   std::string what = plural(live, "thread", "threads");
@@ -39,8 +41,11 @@ std::string format_target(const SysRoot& root, const TargetReport& t, bool verbo
   std::string keeps = t.request.scope == PinScope::Tree && !t.place.spread.empty()
                          ? fmt::format(", {}'s threads on all of them", t.request.id)
                          : std::string();
-  std::string out = fmt::format("{}: {} {} {}{} ({} {})\n", t.request.id, what, how,
-                                format_cpulist(t.place.cpus), keeps, moved, dry_run ? "would move" : "moved");
+  // With a policy: "policy fifo:50", and "changed" for a thread given either.
+  std::string policy = sched.any() ? ", " + sched_request_text(sched) : std::string();
+  const char* verb = sched.any() ? (dry_run ? "would change" : "changed") : (dry_run ? "would move" : "moved");
+  std::string out = fmt::format("{}: {} {} {}{}{} ({} {})\n", t.request.id, what, how,
+                                format_cpulist(t.place.cpus), keeps, policy, moved, verb);
   if (!verbose) return out;
   bool tree = t.request.scope == PinScope::Tree;
   for (const auto& p : t.processes) {
@@ -51,9 +56,12 @@ std::string format_target(const SysRoot& root, const TargetReport& t, bool verbo
     }
     for (const auto& m : p.threads) {
       if (!m.seen && !m.gone) continue;
-      out += fmt::format("{}  thread {}: {} -> {}{}\n", tree ? "  " : "",
+      std::string policies = sched.any() && m.seen ? fmt::format(", {} -> {}", sched_attr_text(m.sched_before),
+                                                                 sched_attr_text(m.sched_after))
+                                                   : std::string();
+      out += fmt::format("{}  thread {}: {} -> {}{}{}\n", tree ? "  " : "",
                          thread_name(root, t.request.scope == PinScope::Thread ? m.tid : p.pid, m.tid),
-                         format_cpulist(m.before), format_cpulist(m.after), m.gone ? " (exited)" : "");
+                         format_cpulist(m.before), format_cpulist(m.after), policies, m.gone ? " (exited)" : "");
     }
   }
   return out;

@@ -14,10 +14,14 @@ namespace affix {
 
 // A target's line: "4242: 3 threads on CPUs 0-1 (2 moved)"; with --tree the
 // processes counted first ("2 processes, 5 threads"); --spread says "one CPU
-// each from CPUs" (with --tree also that the root's threads are on all). With `verbose` (always with `dry_run`) a line per thread,
-// "  thread 4243 (worker): 0-3 -> 0-1", under a line per process with --tree.
-// `root` names the threads (thread_name).
-std::string format_target(const SysRoot& root, const TargetReport& target, bool verbose, bool dry_run);
+// each from CPUs" (with --tree also that the root's threads are on all);
+// with a scheduling request its words and "changed" ("4242: 3 threads on
+// CPUs 0-1, policy fifo:50 (3 changed)"). With `verbose` (always with
+// `dry_run`) a line per thread, "  thread 4243 (worker): 0-3 -> 0-1" (and
+// ", other -> fifo:50"), under a line per process with --tree. `root`
+// names the threads (thread_name).
+std::string format_target(const SysRoot& root, const TargetReport& target, bool verbose, bool dry_run,
+                          const SchedRequest& sched = {});
 
 // "4242: moved 120 pages\n  pages per node before: 0:1200 1:7\n  ... after: ..."
 std::string format_migrate(const MigrateResult& result);

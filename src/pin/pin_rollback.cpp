@@ -1,5 +1,8 @@
-// roll_back: puts back what a pin changed, where the list is still the one
-// affix set, and says which threads stay where (pin.hpp).
+// roll_back: puts back what a pin changed, where the list (and the policy)
+// is still the one affix set, and says which threads stay where (pin.hpp).
+// A thread's two parts go back in the order the kernel admits for the
+// policy put back (sched.hpp, cpus_first), each on its own: one that
+// someone else changed stays as they set it.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -20,7 +23,8 @@ namespace {
 // What stays where after a rollback, for the message.
 struct Stay {
   pid_t id;
-  std::string where;  // "on CPUs 1", or "where it is" where it cannot be read
+  std::string where;  // "on CPUs 1" (with a policy: "on CPUs 1, policy fifo:50"),
+                      // or "where it is" where it cannot be read
   std::string why;
   bool process = false;  // a whole process (forked during the move), not one thread
 };
@@ -48,18 +52,18 @@ std::string describe(std::vector<Stay> stays) {
 
 bool listed(const std::vector<pid_t>& tids, pid_t tid) { return std::binary_search(tids.begin(), tids.end(), tid); }
 
-// A process forked during a --tree move and found by the roll back: the
-// list it came with from its creator, and the one to put back (none where
-// its creator had no single old list).
-struct Forked {
-  pid_t pid;
-  CpuSet after;
-  std::optional<CpuSet> restore;
+// What to put back on a thread: each part affix set (nullopt: it set none),
+// with what to put back (nullopt: no old one is known).
+struct Undo {
+  std::optional<CpuSet> after, restore;
+  std::optional<SchedAttr> sched_after, sched_restore;
+  bool created = false;  // created during the move: what it came with is its creator's
 };
 
 class RollBack {
 public:
-  RollBack(AffinityOs& affinity, TaskOs& tasks) : m_affinity(affinity), m_tasks(tasks) {}
+  RollBack(AffinityOs& affinity, TaskOs& tasks, SchedOs& sched, const SchedRequest& request)
+    : m_affinity(affinity), m_tasks(tasks), m_sched_os(sched), m_request(request), m_sched(request.any()) {}
   ~RollBack() {
     for (int fd : m_fds) m_tasks.close_fd(fd);
   }
@@ -83,8 +87,14 @@ public:
         for (auto [tid, child] : children(p.pid)) {
           if (!known.insert(child).second) continue;
           auto at = find_thread(p, tid);
-          if (at && at->changed) forked(known, child, p.pid, at->after, at->restore);
-          else for (const auto& list : afters(p)) if (forked(known, child, p.pid, list, p.common_before)) break;
+          if (at && (at->changed || at->sched_changed)) {
+            Undo u = undo_of(*at);
+            if (!u.after) u.after = u.restore = at->after;  // its list was as asked: the child's too
+            forked(known, child, p.pid, u);
+          } else {
+            for (const auto& list : afters(p))
+              if (forked(known, child, p.pid, inherited_undo(p, list))) break;
+          }
         }
       }
     }
@@ -106,8 +116,8 @@ private:
     bool check = !thread_only && m_tasks.list_threads(p.pid, m_tids, complete) == 0 && complete;
     for (const auto& t : p.threads) {
       if (t.gone || (check && !listed(m_tids, t.tid))) continue;
-      if (t.changed) put_back(t.tid, t.after, t.restore, true);
-      else if (t.inherited) put_back(t.tid, t.after, p.common_before, true);
+      if (t.changed || t.sched_changed) put_back(t.tid, undo_of(t), true);
+      else if (t.inherited) put_back(t.tid, inherited_undo(p, t.after, &t), true);
     }
     // Threads created since the last listing, from a creator affix had
     // moved: on one of the lists affix set (with --spread, several).
@@ -116,60 +126,106 @@ private:
     for (pid_t tid : m_tids) {
       if (find_thread(p, tid) || m_affinity.get_affinity(tid, m_current) != 0) continue;
       if (std::find(lists.begin(), lists.end(), m_current) == lists.end()) continue;
-      put_back(tid, m_current, p.common_before, false);
+      put_back(tid, inherited_undo(p, m_current), true);
     }
   }
 
-  // Puts one thread back on `restore` where it is still on `after`.
-  // False where it stays (and says why).
-  bool put_back(pid_t tid, const CpuSet& after, const std::optional<CpuSet>& restore, bool read,
-                bool forked = false) {
+  Undo undo_of(const ThreadMove& t) const {
+    Undo u;
+    if (t.changed) u.after = t.after, u.restore = t.restore;
+    if (t.sched_changed) u.sched_after = t.sched_after, u.sched_restore = t.sched_restore;
+    return u;
+  }
+
+  // A thread created during the move on `after` (from its creator): back to
+  // the list and attributes every thread of its process had. Its own
+  // attributes, where affix read them (`t`), else any that are as asked.
+  Undo inherited_undo(const ProcessMove& p, const CpuSet& after, const ThreadMove* t = nullptr) const {
+    Undo u;
+    u.created = true;
+    u.after = after;
+    u.restore = p.common_before;
+    if (m_sched) {
+      u.sched_after = t ? std::optional<SchedAttr>(t->sched_after) : std::nullopt;
+      u.sched_restore = p.common_sched_before;
+    }
+    return u;
+  }
+
+  // Puts one thread's parts back where they are still those affix set.
+  // False where something stays (and says why). `forked`: a thread of a
+  // process found by the roll back, ours only where it is on u.after.
+  bool put_back(pid_t tid, const Undo& u, bool read, bool forked = false) {
     int err = read ? m_affinity.get_affinity(tid, m_current) : 0;
+    if (err == 0 && m_sched) err = m_sched_os.get_sched(tid, m_sched_now);
     if (err == ESRCH) return true;
     if (err != 0) {
       m_stays.push_back({tid, "where it is", fmt::format("its list cannot be read: {}", errno_text(err))});
       return false;
     }
-    std::string where = "on CPUs " + format_cpulist(m_current);
-    if (!(m_current == after)) {
-      if (forked) return true;  // not from affix's list
-      m_stays.push_back({tid, where, "changed by someone else during the move"});
-      return false;
-    }
-    if (!restore) {
-      if (!forked) m_stays.push_back({tid, where, "created during the move; no old list to put back"});
-      return false;
-    }
-    if (int e = m_affinity.set_affinity(tid, *restore); e != 0 && e != ESRCH) {
-      m_stays.push_back({tid, where, fmt::format("could not be put back: {}", errno_text(e))});
-      return false;
-    }
-    return true;
+    if (forked && u.after && !(m_current == *u.after)) return true;  // not from affix's list
+    std::vector<std::string> why;
+    const bool cpus_back = u.after && m_current == *u.after && u.restore;
+    // Without a known attribute set by affix (a thread seen first here), one as asked came from its creator.
+    const bool sched_ours = m_sched && (u.sched_after ? m_sched_now == *u.sched_after
+                                                      : sched_satisfies(m_sched_now, m_request));
+    const bool sched_back = sched_ours && u.sched_restore && !(m_sched_now == *u.sched_restore);
+    if (u.after && !(m_current == *u.after)) why.push_back("changed by someone else during the move");
+    else if (u.after && !u.restore && !forked) why.push_back("created during the move; no old list to put back");
+    if (u.sched_after && !sched_ours) why.push_back("its policy changed by someone else during the move");
+    else if (u.created && sched_ours && !u.sched_restore && !forked)
+      why.push_back("created during the move; no old policy to put back");
+    auto set_cpus = [&] {
+      if (int e = cpus_back ? m_affinity.set_affinity(tid, *u.restore) : 0; e != 0 && e != ESRCH)
+        why.push_back(fmt::format("could not be put back: {}", errno_text(e)));
+    };
+    auto set_sched = [&] {
+      if (int e = sched_back ? m_sched_os.set_sched(tid, *u.sched_restore) : 0; e != 0 && e != ESRCH)
+        why.push_back(fmt::format("its policy could not be put back: {}", errno_text(e)));
+    };
+    if (sched_back && cpus_first(u.sched_restore->policy)) set_cpus(), set_sched();
+    else set_sched(), set_cpus();
+    if (why.empty()) return !(forked && !u.restore);  // (such a process is named as a whole)
+    m_stays.push_back({tid, where(tid), join(why)});
+    return false;
+  }
+
+  // Where a thread that stays is now, as the kernel reads it.
+  std::string where(pid_t tid) {
+    if (m_affinity.get_affinity(tid, m_current) != 0) return "where it is";
+    std::string out = "on CPUs " + format_cpulist(m_current);
+    if (m_sched && m_sched_os.get_sched(tid, m_sched_now) == 0) out += ", policy " + sched_attr_text(m_sched_now);
+    return out;
+  }
+
+  static std::string join(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+    return out;
   }
 
   // A child of `parent` not known to the move: held (pidfd, then its parent
-  // checked), its threads on `after` put back, then its own children.
-  // False where it is not one (gone, or none of its threads on `after`).
-  bool forked(std::set<pid_t>& known, pid_t pid, pid_t parent, const CpuSet& after,
-              const std::optional<CpuSet>& restore) {
+  // checked), its threads on `u.after` put back, then its own children.
+  // False where it is not one (gone, or none of its threads on u.after).
+  bool forked(std::set<pid_t>& known, pid_t pid, pid_t parent, const Undo& u) {
     int fd = m_tasks.pidfd_open(pid);
     if (fd >= 0) m_fds.push_back(fd);
     auto info = m_tasks.process_parent(pid);  // after the pidfd: then the pidfd is of this process
-    if (!info || info->ppid != parent) return false;
+    if (!info || info->ppid != parent || !u.after) return false;
     bool complete = false;
     if (m_tasks.list_threads(pid, m_tids, complete) != 0) return false;
     std::vector<pid_t> tids = m_tids;
     bool ours = false, stays = false;
     for (pid_t tid : tids) {
-      if (m_affinity.get_affinity(tid, m_current) != 0 || !(m_current == after)) continue;
+      if (m_affinity.get_affinity(tid, m_current) != 0 || !(m_current == *u.after)) continue;
       ours = true;
-      stays = !put_back(tid, after, restore, false, true) || stays;
+      stays = !put_back(tid, u, false, true) || stays;
     }
     if (!ours) return false;
-    if (stays && !restore)  // (one that could not be put back is named by its threads)
-      m_stays.push_back({pid, "on CPUs " + format_cpulist(after), "forked during the move; no old list to put back", true});
+    if (stays && !u.restore)  // (one that could not be put back is named by its threads)
+      m_stays.push_back({pid, "on CPUs " + format_cpulist(*u.after), "forked during the move; no old list to put back", true});
     for (auto [tid, child] : children(pid))
-      if (known.insert(child).second) forked(known, child, pid, after, restore);
+      if (known.insert(child).second) forked(known, child, pid, u);
     return true;
   }
 
@@ -196,23 +252,27 @@ private:
   static std::vector<CpuSet> afters(const ProcessMove& p) {
     std::vector<CpuSet> out;
     for (const auto& t : p.threads)
-      if ((t.changed || t.inherited) && std::find(out.begin(), out.end(), t.after) == out.end())
+      if ((t.changed || t.sched_changed || t.inherited) && std::find(out.begin(), out.end(), t.after) == out.end())
         out.push_back(t.after);
     return out;
   }
 
   AffinityOs& m_affinity;
   TaskOs& m_tasks;
+  SchedOs& m_sched_os;
+  const SchedRequest& m_request;
+  const bool m_sched;  // the pin set policies too
   std::vector<Stay> m_stays;
   std::vector<int> m_fds;  // the pidfds of forked processes, held to the end
   std::vector<pid_t> m_tids;
   CpuSet m_current;
+  SchedAttr m_sched_now;
 };
 
 }  // namespace
 
-std::string roll_back(AffinityOs& affinity, TaskOs& tasks, const PinReport& report) {
-  return RollBack(affinity, tasks).run(report);
+std::string roll_back(AffinityOs& affinity, TaskOs& tasks, SchedOs& sched, const PinReport& report) {
+  return RollBack(affinity, tasks, sched, report.sched).run(report);
 }
 
 }  // namespace affix

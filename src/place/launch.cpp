@@ -10,6 +10,7 @@
 #include "diag.hpp"
 #include "error.hpp"
 #include "launch_output.hpp"
+#include "launch_sched.hpp"
 #include "memory_text.hpp"
 #include "weights_apply.hpp"
 #include "text.hpp"
@@ -37,10 +38,12 @@ void check_kernel_has(MemPolicyOs& os, const Placement& p) {
               "name one node (--mem preferred:N), or use --mem interleave or --mem bind");
 }
 
-// The memory policy, the CPUs, the environment, the follower, the exec:
+// The memory policy, the scheduling policy and the CPUs (in the order
+// cpus_first says), the environment, the follower, the exec:
 // what comes after the weights. Throws as launch() does; returns exec's
 // 126 or 127 (its error printed), or 0 where a fake's exec returns.
-int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& err);
+int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest& request,
+                   const std::optional<LaunchSched>& sched, bool cpus_first, LaunchOutput& err);
 
 // Puts back the weights written for a command that does not start; what
 // could not be put back is added to the message (or, for an exec that
@@ -59,6 +62,9 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
            LaunchOutput& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
   check_kernel_has(os.mem_policy, placement);
+  // Only with a scheduling option: a plain launch reads nothing more.
+  std::optional<LaunchSched> sched = plan_launch_sched(os.sched, request.sched);
+  const bool cpus_first = !sched || sched->cpus_first;
   if (!placement.widening.empty()) {
     err.write(format_warning(placement.widening));
   }
@@ -67,7 +73,9 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
   if (placement.gpu)
     for (const std::string& w : placement.gpu->warnings) err.write(format_warning(w));
   if (request.dry_run) {
-    out.write(lines_text(describe_launch(placement, request, true)));
+    out.write(lines_text(describe_launch(placement, request, true, cpus_first)));
+    // What the real run would meet, after the lines that say what it would do.
+    if (sched) foresee_launch_sched(os.sched, *sched, request.sched, placement.cpus);
     if (int e = os.exec.find_command(request.argv[0])) {
       ExecFailure f = exec_failure(request.argv[0], e, request.option_hint);
       err.write(format_error(Error(ErrorKind::Runtime, f.message, f.hint)));
@@ -87,14 +95,14 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
   }
   if (request.verbose) {
     try {
-      err.write(lines_text(describe_launch(placement, request, false, read_back ? &*read_back : nullptr)));
+      err.write(lines_text(describe_launch(placement, request, false, cpus_first, read_back ? &*read_back : nullptr)));
     } catch (const Error& e) {
       throw with_weights_back(os, written, e);
     }
   }
   int status = 0;
   try {
-    status = place_and_exec(os, placement, request, err);
+    status = place_and_exec(os, placement, request, sched, cpus_first, err);
   } catch (const Error& e) {
     throw with_weights_back(os, written, e);
   }
@@ -107,7 +115,8 @@ int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request
 
 namespace {
 
-int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest& request, LaunchOutput& err) {
+int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest& request,
+                   const std::optional<LaunchSched>& sched, bool cpus_first, LaunchOutput& err) {
   if (placement.mem_policy) {
     if (int e = os.mem_policy.set_mempolicy(*placement.mem_policy, placement.mem_nodes)) {
       // set_mempolicy on the calling thread fails with EPERM only when a
@@ -124,6 +133,7 @@ int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest
                                                   mem_policy_text(*placement.mem_policy, placement.mem_nodes), errno_text(e)));
     }
   }
+  if (sched && !cpus_first) apply_launch_sched(os.sched, *sched, request.sched, placement.cpus);
   if (int e = os.affinity.set_affinity(0, placement.cpus))
     throw Error(ErrorKind::Runtime,
                 fmt::format("cannot bind to CPUs {}: {}", format_cpulist(placement.cpus),
@@ -131,7 +141,17 @@ int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest
                 e == EINVAL  ? "the CPUs may have gone offline or out of affix's cpuset"
                 : e == EPERM ? "sched_setaffinity is refused by a seccomp filter or security "
                                "policy (container policy)"
+                : e == EBUSY ? "affix itself runs under SCHED_DEADLINE (it was started so), and a deadline "
+                               "thread's CPUs cannot be fewer than its root domain's: --policy sets another "
+                               "policy before the CPUs"
                              : "");
+  if (sched && cpus_first) apply_launch_sched(os.sched, *sched, request.sched, placement.cpus);
+  // A program that creates threads fails at its first clone under deadline,
+  // with its own words: say why first (-v's line says it already).
+  if (sched && sched->want.policy == SchedPolicy::Deadline && !request.verbose)
+    err.write(format_warning("the command runs under SCHED_DEADLINE, which cannot create threads or processes (the "
+                             "kernel refuses clone: EAGAIN); a program that does gets its policy once its threads "
+                             "run: 'affix pin --policy deadline:... PID'"));
   for (auto& [name, value] : request.env) os.exec.set_env(name, value);
   if (request.spread) {
     const char* call = "ptrace";

@@ -54,7 +54,7 @@ std::string shell_quote(const std::string& word) {
 }
 
 std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
-                                         bool would, const InterleaveWeights* read_back) {
+                                         bool would, bool cpus_first, const InterleaveWeights* read_back) {
   std::string pre = would ? "affix: would " : "affix: ";
   std::vector<std::string> lines;
   if (placement.weights) {
@@ -67,6 +67,14 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
   }
   if (placement.mem_policy)
     lines.push_back(fmt::format("{}set memory policy {}", pre, memory_policy_text(placement)));
+  std::string sched;
+  if (request.sched.any()) {
+    sched = fmt::format("{}set {}", pre, sched_request_text(request.sched));
+    if (request.sched.policy && request.sched.policy->policy == SchedPolicy::Deadline)
+      sched += " (then the command cannot create threads or processes: the kernel refuses clone to a deadline "
+               "thread)";
+  }
+  if (!sched.empty() && !cpus_first) lines.push_back(sched);
   lines.push_back(fmt::format("{}bind to CPUs {} ({}; socket{} {}; node{} {})", pre,
                               format_cpulist(placement.cpus),
                               plural(placement.cpus.count(), "CPU"),
@@ -74,6 +82,7 @@ std::vector<std::string> describe_launch(const Placement& placement, const Launc
                               format_cpulist(placement.sockets),
                               placement.nodes.count() == 1 ? "" : "s",
                               format_cpulist(placement.nodes)));
+  if (!sched.empty() && cpus_first) lines.push_back(sched);
   for (auto& w : placement.warnings) {
     if (w == placement.widening) continue;  // printed once, on stderr, by launch
     if (std::any_of(placement.near.begin(), placement.near.end(),

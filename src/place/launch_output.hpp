@@ -18,11 +18,14 @@ std::string spread_order_text(const std::vector<unsigned>& sequence, unsigned pe
 
 // The lines -v and --dry-run print (each starting "affix: "): the
 // interleave weights (with `read_back`, those the kernel has after run wrote
-// them), the memory policy, the CPU affinity, warnings (but the widening
-// warning, printed on its own), each variable set, each variable kept, the
-// command. `would` words them as a dry run ("affix: would exec: ...").
+// them), the memory policy, the scheduling policy and the CPU affinity in
+// the order they are set (`cpus_first`: the CPUs, then the policy), warnings
+// (but the widening warning, printed on its own), each variable set, each
+// variable kept, the command. `would` words them as a dry run ("affix: would
+// exec: ...").
 std::vector<std::string> describe_launch(const Placement& placement, const LaunchRequest& request,
-                                         bool would, const InterleaveWeights* read_back = nullptr);
+                                         bool would, bool cpus_first = false,
+                                         const InterleaveWeights* read_back = nullptr);
 
 // One argv word as a shell would need it written: bare when safe, else in
 // single quotes ('it'\''s').

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "sched_proc.hpp"
 
 namespace affix {
 
@@ -17,7 +18,16 @@ namespace {
 
 }  // namespace
 
-ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid) {
+SchedLookup sched_lookup(const SysRoot& root, SchedOs* live) {
+  return [&root, live](pid_t pid, pid_t tid) -> std::optional<SchedAttr> {
+    SchedAttr a;
+    if (live && live->get_sched(tid, a) == 0) return a;
+    return read_thread_sched(root, pid, tid);
+  };
+}
+
+ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid,
+                         const SchedLookup& sched) {
   ProcessView view;
   view.pid = pid;
   auto st = read_stat(root, proc_dir(pid));
@@ -42,6 +52,7 @@ ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes
     t.cpus = tstatus->cpus;
     t.last_cpu = tst->last_cpu;
     t.last_node = node_of_cpu(nodes, tst->last_cpu);
+    if (sched) t.sched = sched(pid, tid);
     view.threads.push_back(std::move(t));
   }
   // Every thread gone: the process exited while we read it.
@@ -92,9 +103,10 @@ private:
 
 }  // namespace
 
-std::vector<ProcessView> read_process_tree(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid) {
+std::vector<ProcessView> read_process_tree(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid,
+                                           const SchedLookup& sched) {
   std::vector<ProcessView> out;
-  out.push_back(read_process(root, nodes, pid));
+  out.push_back(read_process(root, nodes, pid, sched));
   ChildLookup lookup(root);
   std::set<pid_t> seen{pid};
   // Depth first without recursion (a captured root may hold a chain of any
@@ -117,7 +129,7 @@ std::vector<ProcessView> read_process_tree(const SysRoot& root, const std::vecto
     if (!seen.insert(child).second) continue;  // shown already: a reused PID, or parents that loop
     ProcessView view;
     try {
-      view = read_process(root, nodes, child);
+      view = read_process(root, nodes, child, sched);
     } catch (const Error&) {
       continue;  // gone since it was listed
     }
@@ -138,7 +150,7 @@ bool is_pinned(const ProcessView& view, const CpuSet& allowed) {
 }
 
 std::vector<ProcessView> find_pinned(const SysRoot& root, const std::vector<NodeInfo>& nodes,
-                                     const AllowedLookup& allowed_of) {
+                                     const AllowedLookup& allowed_of, const SchedLookup& sched) {
   std::vector<ProcessView> out;
   for (pid_t pid : list_pids(root)) {
     try {
@@ -148,6 +160,8 @@ std::vector<ProcessView> find_pinned(const SysRoot& root, const std::vector<Node
       if (!allowed) continue;
       auto view = read_process(root, nodes, pid);
       if (!is_pinned(view, *allowed)) continue;
+      if (sched)  // the policies of the processes shown only
+        for (auto& t : view.threads) t.sched = sched(pid, t.tid);
       view.allowed = *allowed;
       out.push_back(std::move(view));
     } catch (const Error&) {

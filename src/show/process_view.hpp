@@ -13,6 +13,7 @@
 
 #include "cpuset.hpp"
 #include "proc.hpp"
+#include "sched.hpp"
 #include "sysroot.hpp"
 #include "topology.hpp"
 
@@ -24,6 +25,9 @@ struct ThreadView {
   CpuSet cpus;          // Cpus_allowed_list of the thread
   long last_cpu = -1;   // field 39 of its stat
   long last_node = -1;  // that CPU's node (-1 where unknown)
+  // Its scheduling policy, as the kernel reads it back (SchedLookup);
+  // nullopt where unknown.
+  std::optional<SchedAttr> sched;
   // The last CPU is outside the thread's CPU list: it has not run since
   // the list changed (a pin), and will not run there again.
   bool last_cpu_stale() const { return last_cpu >= 0 && !cpus.test(static_cast<unsigned>(last_cpu)); }
@@ -49,10 +53,19 @@ struct ProcessView {
   std::optional<CpuSet> allowed;      // --pinned: what the process may run on
 };
 
+// A thread's scheduling attributes: sched_getattr on this machine (with
+// /proc/PID/task/TID/sched where it is refused), that file alone in a
+// captured root (sched_lookup below); nullopt where unknown.
+using SchedLookup = std::function<std::optional<SchedAttr>(pid_t pid, pid_t tid)>;
+// `live`: the kernel's own threads (SchedOs), else null: the files alone.
+SchedLookup sched_lookup(const SysRoot& root, SchedOs* live);
+
 // `nodes`: each node's CPUs (Topology::nodes, read_node_cpus), for the node
-// each thread last ran on. Throws Error(Runtime) "no such process: PID"
-// where it does not exist or vanishes while it is read.
-ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid);
+// each thread last ran on; `sched`, where given, each thread's policy.
+// Throws Error(Runtime) "no such process: PID" where it does not exist or
+// vanishes while it is read.
+ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid,
+                         const SchedLookup& sched = {});
 
 // show --tree: the process PID, then its descendants depth first (each
 // process followed by its children, ascending PID, and theirs), `depth`
@@ -63,7 +76,8 @@ ProcessView read_process(const SysRoot& root, const std::vector<NodeInfo>& nodes
 // child whose parent is no longer this process by the time it is read, or
 // that is gone, is left out with its descendants. Throws as read_process
 // for PID itself.
-std::vector<ProcessView> read_process_tree(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid);
+std::vector<ProcessView> read_process_tree(const SysRoot& root, const std::vector<NodeInfo>& nodes, pid_t pid,
+                                           const SchedLookup& sched = {});
 
 // What a process may run on (its cgroup cpuset); nullopt where unknown.
 using AllowedLookup = std::function<std::optional<CpuSet>(pid_t pid)>;
@@ -72,7 +86,7 @@ using AllowedLookup = std::function<std::optional<CpuSet>(pid_t pid)>;
 // than its allowed set (kernel threads apart), ascending PID; processes that
 // vanish during the scan are skipped.
 std::vector<ProcessView> find_pinned(const SysRoot& root, const std::vector<NodeInfo>& nodes,
-                                     const AllowedLookup& allowed_of);
+                                     const AllowedLookup& allowed_of, const SchedLookup& sched = {});
 
 // Whether some thread of the view runs on fewer CPUs than `allowed`.
 bool is_pinned(const ProcessView& view, const CpuSet& allowed);

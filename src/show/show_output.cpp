@@ -17,8 +17,12 @@ namespace {
 // --json has every TID.
 constexpr size_t k_tids_width = 30;
 
-// Threads that share a CPU list, in the order of their first TID.
+// "fifo:50", "other nice 5 slice 3ms" (sched_attr_text); "-" where unknown.
+std::string policy_text(const ThreadView& t) { return t.sched ? sched_attr_text(*t.sched) : "-"; }
+
+// Threads that share a CPU list and a policy, in the order of their first TID.
 struct Group {
+  std::string policy;
   CpuSet cpus;
   std::vector<pid_t> tids;
   CpuSet last_cpus;
@@ -28,11 +32,13 @@ struct Group {
 
 std::vector<Group> group_threads(const ProcessView& view, const CpuSet* narrower_than = nullptr) {
   std::vector<Group> groups;
-  std::map<std::vector<uint64_t>, size_t> index;
+  std::map<std::pair<std::vector<uint64_t>, std::string>, size_t> index;
   for (const auto& t : view.threads) {
     if (narrower_than && (*narrower_than - t.cpus).empty()) continue;
-    auto [it, added] = index.emplace(t.cpus.words(), groups.size());
-    if (added) groups.push_back(Group{t.cpus, {}, {}, {}, {}});
+    // --pinned groups by CPU list alone (its text shows no policy).
+    std::string policy = narrower_than ? std::string() : policy_text(t);
+    auto [it, added] = index.emplace(std::make_pair(t.cpus.words(), policy), groups.size());
+    if (added) groups.push_back(Group{policy, t.cpus, {}, {}, {}, {}});
     Group& g = groups[it->second];
     g.tids.push_back(t.tid);
     if (t.last_cpu >= 0) g.last_cpus.set(static_cast<unsigned>(t.last_cpu));
@@ -151,6 +157,41 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
   return out;
 }
 
+// A thread's "sched" object (affix(1), OUTPUT), or null where unknown.
+void write_thread_sched(JsonWriter& j, const std::optional<SchedAttr>& a) {
+  if (!a) {
+    j.null();
+    return;
+  }
+  const bool deadline = a->policy == SchedPolicy::Deadline && a->deadline_ns != 0;
+  auto ns = [&](const char* name, bool known, uint64_t v) {
+    j.key(name);
+    if (known) j.value(static_cast<unsigned long long>(v));
+    else j.null();
+  };
+  j.begin_object();
+  j.field("policy", sched_policy_name(a->policy));
+  j.key("priority");
+  if (is_realtime(a->policy)) j.value(a->priority); else j.null();
+  j.key("nice");
+  if (is_fair(a->policy) || a->policy == SchedPolicy::Idle) j.value(a->nice); else j.null();
+  ns("slice_ns", is_fair(a->policy) && a->slice_ns != 0, a->slice_ns);
+  ns("runtime_ns", deadline, a->runtime_ns);
+  ns("deadline_ns", deadline, a->deadline_ns);
+  ns("period_ns", deadline, a->period_ns);
+  j.key("uclamp");
+  if (a->util_min && a->util_max) {
+    j.begin_object();
+    j.field("min", *a->util_min);
+    j.field("max", *a->util_max);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.field("text", sched_attr_text(*a));
+  j.end_object();
+}
+
 }  // namespace
 
 std::string format_show_text(const std::vector<ProcessView>& views) {
@@ -162,10 +203,15 @@ std::string format_show_text(const std::vector<ProcessView>& views) {
                        v.mem_policy ? printable(*v.mem_policy) : "unknown", pages_text(v));
     // A line of its own: the header is about 80 columns already.
     if (v.cmdline) out += fmt::format("{}  cmd {}\n", indent, cmd_text(v));
+    // The POLICY column where the policies are known (always on this machine;
+    // in a captured root, where it has the threads' sched files).
+    const bool policies = std::any_of(v.threads.begin(), v.threads.end(), [](const ThreadView& t) { return t.sched; });
     std::vector<std::vector<std::string>> rows{{"CPUS", "THREADS", "TIDS", "LAST CPUS", "NODES", "COMM"}};
+    if (policies) rows[0].insert(rows[0].end() - 1, "POLICY");
     for (const auto& g : group_threads(v)) {
       rows.push_back({format_cpulist(g.cpus), std::to_string(g.tids.size()), format_id_list(g.tids, k_tids_width),
                       last_cpus_text(g), list_or_dash(g.last_nodes), comm_list(g.comms)});
+      if (policies) rows.back().insert(rows.back().end() - 1, g.policy);
     }
     out += table(rows, indent + "  ");
   }
@@ -224,6 +270,8 @@ std::string format_show_json(const std::vector<ProcessView>& views, bool tree) {
       j.field("last_cpu_stale", t.last_cpu_stale());
       j.key("last_node");
       if (t.last_node >= 0) j.value(static_cast<long long>(t.last_node)); else j.null();
+      j.key("sched");
+      write_thread_sched(j, t.sched);
       j.end_object();
     }
     j.end_array();

@@ -90,7 +90,7 @@ expect_exact "affix pi" pin
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
 expect_exact "affix show --" --json --tree --pinned --irq --shield --root --help
-expect_exact "affix pin 0 --s" --spread --slice
+expect_exact "affix pin 0 --s" --spread --slice --sched-slice
 expect_exact "affix explain --r" --ranks --root
 expect_exact "affix topo -" --json --root -h --help
 expect_exact "affix watch -" -i --interval -c --count --threads --json -h --help
@@ -116,6 +116,9 @@ AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix --mem weighted:" 0 2 tier:4 ti
 AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix --mem bind:0+t" 0+tier:4 0+tier:16
 AFFIX_COMPLETION_ROOT=$tiered expect_exact "affix explain 0 --weights " auto 0= 2=
 expect_exact "affix --mem i" interleave
+expect_exact "affix --policy " other batch idle fifo:50 rr:50 deadline:2ms/10ms/10ms
+expect_exact "affix pin --policy b" batch
+expect_exact "affix explain 0 --uclamp " 0:1024 0:512 512:1024
 expect_exact "affix explain 0 --order " compact scatter
 expect_exact "affix explain --root $corpora/nvidiagpunumanodes --gpu " closest 0 1 2 3 4 5
 expect_exact "affix explain --root $corpora/2pa-pcidomain32bits all --gpu " closest 0

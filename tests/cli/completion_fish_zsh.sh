@@ -32,10 +32,11 @@ check "fish commands" "$(fish_complete 'affix e')" "explain "
 check "fish --order values" "$(fish_complete 'affix explain 0 --order ')" "compact scatter "
 check "fish --as values" "$(fish_complete 'affix explain 0 --as ')" "docker nginx numactl systemd taskset "
 check "fish --mem values" "$(fish_complete 'affix --mem ')" "bind interleave local preferred weighted "
+check "fish --policy values" "$(fish_complete 'affix pin --policy ')" "batch deadline:2ms/10ms/10ms fifo:50 idle other rr:50 "
 check "fish show options" "$(fish_complete 'affix show --')" "--help --irq --json --pinned --root --shield --tree "
 check "fish shield options" "$(fish_complete 'affix shield --')" "--dry-run --help --irqs --isolated --mem --name --off --verbose "
 check "fish shield: the command after WHERE" "$(fish_complete 'affix shield 0 lscp')" "lscpu "
-check "fish pin options" "$(fish_complete 'affix pin 0 --s')" "--slice --spread "
+check "fish pin options" "$(fish_complete 'affix pin 0 --s')" "--sched-slice --slice --spread "
 check "fish run options after WHERE" "$(fish_complete 'affix 0 --dr')" "--dry-run "
 check "fish sockets of a 4-socket machine" \
     "$(AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t fish_complete 'affix socket:')" \

@@ -29,8 +29,9 @@ check "affix ex" explain
 check "affix show --" --json --tree --pinned --irq --shield --root --help
 check "affix shield --" --isolated --irqs --mem --name --off --dry-run --verbose --help
 check "affix shield 0 lscp" lscpu
-check "affix pin 0 --s" --slice --spread
+check "affix pin 0 --s" --sched-slice --slice --spread
 check "affix --mem " bind preferred interleave weighted local
+check "affix --policy " other batch idle fifo:50 rr:50 deadline:2ms/10ms/10ms
 check "affix explain 0 --order " compact scatter
 check "affix explain 0 --as " systemd nginx docker taskset numactl
 check "affix --order=s" --order=scatter

@@ -87,6 +87,27 @@ tid_lists() {  # PID
     sort -n
 }
 
+# The POLICY cell show prints for thread TID of PID, from its own
+# /proc/PID/task/TID/sched: the policy of a test's process (other, batch or
+# idle; nice where not 0) and, where the kernel reports it, the EEVDF slice
+# in show's words (1400000 -> "1.4ms").
+policy_cell() {  # PID TID
+  awk '$1 == "policy" {p = $3} $1 == "prio" {q = $3} $1 == "se.slice" {s = $3}
+    END {
+      name = p == 0 ? "other" : p == 3 ? "batch" : p == 5 ? "idle" : "?"
+      out = name
+      if (p != 5 && q != 120) out = out " nice " (q - 120)
+      if (s != "" && p != 5) {
+        if (s % 1000000 == 0) u = sprintf("%dms", s / 1000000)
+        else if (s >= 1000000) { u = sprintf("%.3f", s / 1000000); sub(/0+$/, "", u); u = u "ms" }
+        else if (s % 1000 == 0) u = sprintf("%dus", s / 1000)
+        else u = s "ns"
+        out = out " slice " u
+      }
+      print out
+    }' "/proc/$1/task/$2/sched"
+}
+
 # run_affix ARGS...: sets OUT, ERR, RC.
 run_affix() {
   "$AFFIX" "$@" > "$tmp/out" 2> "$tmp/err"

@@ -29,7 +29,9 @@ no_controls() {  # NAME FILE
 last=$(sed 's/.*) //' /proc/$pid/task/$pid/stat | tail -1 | awk '{print $37}')
 w=4
 for t in $pid $tid; do [[ ${#t} -gt $w ]] && w=${#t}; done
-row() { printf "  %-4s  %-7s  %-${w}s  %-9s  %-5s  %s\n" "$@"; }
+policy=$(policy_cell $pid $pid)
+pw=$((${#policy} > 6 ? ${#policy} : 6))
+row() { printf "  %-4s  %-7s  %-${w}s  %-9s  %-5s  %-${pw}s  %s\n" "$@"; }
 # Its command line holds the same bytes (its arguments): escaped too, and
 # cut after 80 columns (after a whole escape) where the build's path is long.
 cmd=$(python3 -c 'import re, sys
@@ -48,9 +50,9 @@ no_controls "show" "$tmp/out"
 check "show: the names escaped, exactly" \
   "$pid \\e[2J\\e]0;pwn\\x07\\n  cpus 0-1 (mixed)  cpuset nodes 0  mem policy default  anon 0:N; file 0:N
   cmd $cmd
-$(row CPUS THREADS TIDS 'LAST CPUS' NODES COMM)
-$(row 0-1 1 $pid $last 0 '\e[2J\e]0;pwn\x07\n')
-$(row 0 1 $tid 0 0 '\xff')" \
+$(row CPUS THREADS TIDS 'LAST CPUS' NODES POLICY COMM)
+$(row 0-1 1 $pid $last 0 "$policy" '\e[2J\e]0;pwn\x07\n')
+$(row 0 1 $tid 0 0 "$(policy_cell $pid $tid)" '\xff')" \
   "$(sed 's/anon 0:[0-9]*; file 0:[0-9]*$/anon 0:N; file 0:N/' "$tmp/out")"
 
 run_affix show --pinned

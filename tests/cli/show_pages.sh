@@ -40,7 +40,7 @@ check "show --json: the last CPU, in its list" "0 false" \
 run_affix show "$PID"
 check "show: the header says both" "$PID mem_helper  cpus 0  cpuset nodes 0  mem policy default  anon 0:$A; file 0:$F" \
   "$(head -n 1 <<<"$OUT")"
-check "show: the thread's last CPU" "0 1 $PID 0 0 mem_helper" "$(sed -n 4p <<<"$OUT" | tr -s ' ' | sed 's/^ //')"
+check "show: the thread's last CPU" "0 1 $PID 0 0 $(policy_cell $PID $PID) mem_helper" "$(sed -n 4p <<<"$OUT" | tr -s ' ' | sed 's/^ //')"
 
 run_affix watch -c 1 -i 0.1 "$PID"
 check "watch: both, remote on its own pages" "        1 thread, ran on CPU 0 in socket:0; anon 0:$A, 0.0% remote; file 0:$F" \
@@ -54,7 +54,7 @@ check "watch --json: anon_pages, file_pages, remote_pages, where it ran" "{\"0\"
 "$AFFIX" pin 1 "$PID" > /dev/null
 check "pinned: the kernel's last CPU is still 0" "0" "$(awk '{print $39}' "/proc/$PID/stat")"
 run_affix show "$PID"
-check "show: a stale last CPU is marked" "1 1 $PID 0* 0 mem_helper" "$(sed -n 4p <<<"$OUT" | tr -s ' ' | sed 's/^ //')"
+check "show: a stale last CPU is marked" "1 1 $PID 0* 0 $(policy_cell $PID $PID) mem_helper" "$(sed -n 4p <<<"$OUT" | tr -s ' ' | sed 's/^ //')"
 run_affix show --json "$PID"
 check "show --json: last_cpu_stale" "1 0 true" \
   "$(jq -r '.[0].threads[0] | "\(.cpus) \(.last_cpu) \(.last_cpu_stale)"' <<<"$OUT")"

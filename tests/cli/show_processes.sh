@@ -7,7 +7,7 @@
 run_affix show
 check "show: status" 0 "$RC"
 check_match "show: affix itself" "[0-9]* affix  cpus 0-1  cpuset nodes 0  mem policy default  anon 0:*; file 0:*" "$(echo "$OUT" | head -1)"
-check "show: header" "  CPUS  THREADS  TIDS  LAST CPUS  NODES  COMM" "$(echo "$OUT" | sed -n 3p | sed 's/   */  /g')"
+check "show: header" "  CPUS  THREADS  TIDS  LAST CPUS  NODES  POLICY  COMM" "$(echo "$OUT" | sed -n 3p | sed 's/   */  /g')"
 run_affix show --json
 check "show --json: affix itself" "affix 1" "$(echo "$OUT" | jq -r '.[0] | "\(.comm) \(.threads | length)"')"
 

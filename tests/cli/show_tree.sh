@@ -47,8 +47,10 @@ node_of() {
 # The block show prints for PID at DEPTH with command line CMD (its pages
 # as PAGES): sleeping processes, so their last CPU stays where it is read.
 block() {  # PID DEPTH CMD
-  local p=$1 ind cpus mems comm last w cw
+  local p=$1 ind cpus mems comm last w cw policy pw
   ind=$(printf '%*s' $((2 * $2)) '')
+  policy=$(policy_cell "$p" "$p")
+  pw=$((${#policy} > 6 ? ${#policy} : 6))
   cpus=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/$p/status)
   mems=$(awk '/^Mems_allowed_list:/ {print $2}' /proc/$p/status)
   comm=$(cat /proc/$p/comm)
@@ -57,8 +59,9 @@ block() {  # PID DEPTH CMD
   cw=$((${#cpus} > 4 ? ${#cpus} : 4))
   echo "$ind$p $comm  cpus $cpus  cpuset nodes $mems  mem policy default  PAGES"
   echo "$ind  cmd $3"
-  printf "%s  %-${cw}s  %-7s  %-${w}s  %-9s  %-5s  %s\n" "$ind" CPUS THREADS TIDS 'LAST CPUS' NODES COMM
-  printf "%s  %-${cw}s  %-7s  %-${w}s  %-9s  %-5s  %s\n" "$ind" "$cpus" 1 "$p" "$last" "$(node_of "$last")" "$comm"
+  printf "%s  %-${cw}s  %-7s  %-${w}s  %-9s  %-5s  %-${pw}s  %s\n" "$ind" CPUS THREADS TIDS 'LAST CPUS' NODES POLICY COMM
+  printf "%s  %-${cw}s  %-7s  %-${w}s  %-9s  %-5s  %-${pw}s  %s\n" "$ind" "$cpus" 1 "$p" "$last" "$(node_of "$last")" \
+    "$policy" "$comm"
 }
 pages() { sed -E '/  cpuset nodes /s/  anon [^;]*; file .*$/  PAGES/' "$@"; }
 no_controls() {  # NAME FILE: no control byte but the line ends

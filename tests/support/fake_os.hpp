@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "fake_sched.hpp"
 #include "os.hpp"
 
 namespace affix::test {
@@ -31,7 +32,8 @@ class FakeOs : public AffinityOs,
                public TaskOs,
                public Clock,
                public ExecOs,
-               public CapabilityOs {
+               public CapabilityOs,
+               public FakeSched {
 public:
   struct AffinityCall {
     pid_t tid;
@@ -58,8 +60,9 @@ public:
   // "read_weights", "mems_allowed",
   // "migrate_pages", "move_pages", "list_threads", "thread_count",
   // "list_processes", "pidfd_open", "pidfd_alive", "close_fd", "start_time",
-  // "now_ms", "sleep_ms", "follow_threads", "exec", "set_env"); the typed vectors hold the
-  // arguments.
+  // "now_ms", "sleep_ms", "follow_threads", "exec", "set_env", and
+  // FakeSched's "get_sched", "set_sched", "sched_support", "sched_facts");
+  // the typed vectors hold the arguments.
   std::vector<std::string> calls;
   std::vector<AffinityCall> set_affinity_calls;
   std::vector<pid_t> get_affinity_calls;
@@ -166,6 +169,7 @@ public:
     if (auto it = set_affinity_errors.find(tid); it != set_affinity_errors.end() && it->second)
       return it->second;
     if (tid != 0 && !affinity.count(tid) && !default_affinity) return ESRCH;
+    if (int e = deadline_narrowing(tid, cpus)) return e;
     CpuSet kept = cpus;
     if (auto it = cpusets.find(tid); it != cpusets.end()) kept = cpus & it->second;
     if (kept.empty()) return EINVAL;
@@ -426,6 +430,14 @@ public:
     calls.emplace_back("set_env");
     env_calls.emplace_back(name, value);
     env[name] = value;
+  }
+
+protected:
+  void log(const char* call) override { calls.emplace_back(call); }
+  bool thread_exists(pid_t tid) const override { return tid == 0 || affinity.count(tid) || default_affinity; }
+  const CpuSet* cpus_of(pid_t tid) const override {
+    auto it = affinity.find(tid);
+    return it != affinity.end() ? &it->second : default_affinity ? &*default_affinity : nullptr;
   }
 
 private:

@@ -155,6 +155,28 @@ check_load() {
   check_eq "$1: move_pages pages per node" "$5" "$(field nodes "$REPORT" | tr ',' ' ')"
 }
 
+# Scheduling (scenarios sched_*): a thread's "policy prio" from its
+# /proc/PID/task/TID/sched; every thread's, counted ("4 1 79": four
+# threads of policy 1 (fifo) at prio 79, that is priority 20).
+sched_of() { awk '$1 == "policy" {p = $3} $1 == "prio" {q = $3} END {print p, q}' "/proc/$1/task/$2/sched"; }
+all_sched() {
+  for t in $(ls "/proc/$1/task"); do sched_of "$1" "$t"; done | sort | uniq -c | awk '{print $1, $2, $3}'
+}
+# chrt_of TID: util-linux chrt's words for it, "SCHED_FIFO 20", "SCHED_DEADLINE
+# 0 2000000/10000000/10000000".
+chrt_of() {
+  chrt -p "$1" | sed -n 's/.*scheduling policy: //p; s/.*scheduling priority: //p; s/.*parameters: //p' |
+    tr '\n' ' ' | sed 's/ $//'
+}
+# all_chrt PID: chrt_of every thread, counted ("4 SCHED_RR 5").
+all_chrt() { for t in $(ls "/proc/$1/task"); do echo "$(chrt_of "$t")"; done | sort | uniq -c | sed 's/^ *//'; }
+# snapshot PID: every thread's CPU list and scheduling, one line each (a
+# refusal must leave this as it was).
+snapshot() {
+  for t in $(ls "/proc/$1/task" | sort -n); do
+    printf '%s %s %s|' "$t" "$(status_of "$1/task/$t" Cpus_allowed_list)" "$(chrt_of "$t")"
+  done
+}
 # shield_files: the files affix shield changes (affix(1), SHIELD), "PATH:
 # CONTENT" one a line, to compare before and after a shield (the CPU lists
 # the kernel derives from them too: the root's effective and isolated CPUs,
