@@ -6,6 +6,7 @@
 
 #include "corpus.hpp"
 #include "gpu_fixtures.hpp"
+#include "mem_select.hpp"
 
 using namespace affix;
 using namespace affix::test;
@@ -114,7 +115,7 @@ TEST_CASE("gpu: --count and --mem after --gpu; --slice K/N is rank K of N") {
   r.count = 2;
   CHECK(summary(place(root, r, ompi(1, 2))).substr(0, 17) == "gpu2 8,10 bind:1 ");
   r = gpu_request("closest");
-  r.mem = MemRequest{MemPolicy::Interleave, std::string("0-1")};
+  r.mem = MemRequest{MemPolicy::Interleave, *parse_mem_selector("0-1").value};
   CHECK(summary(place(root, r, ompi(0, 4))).substr(0, 23) == "gpu0 0-3 interleave:0-1");
   r = gpu_request("closest", false);
   r.slice = SliceRequest{false, 3, 4};

@@ -15,6 +15,7 @@
 #include "files_os.hpp"
 #include "irq.hpp"
 #include "launch_output.hpp"
+#include "mem_select.hpp"
 #include "proc.hpp"
 #include "resolver.hpp"
 #include "shield_launch.hpp"
@@ -45,7 +46,8 @@ std::optional<CpuSet> shield_mems(const CommandLine& cl, const Topology& topo, c
   if (!cl.shield_mem) return std::nullopt;
   PlacementRequest req;
   req.where = cl.request.where;
-  req.mem = MemRequest{MemPolicy::Bind, cl.shield_mem->empty() ? std::nullopt : std::optional<std::string>(*cl.shield_mem)};
+  req.mem = MemRequest{MemPolicy::Bind, std::nullopt};
+  if (!cl.shield_mem->empty()) req.mem->nodes = *parse_mem_selector(*cl.shield_mem).value;  // checked by the parse
   return resolve(req, topo, machine, process_env()).mem_nodes;
 }
 

@@ -193,25 +193,6 @@ std::string command_help(CommandKind kind) {
              "not left behind); 126/127 the command could not be executed / was not found.\n"
              "Without: 0 success; 1 the shield could not be made or removed (nothing is left\n"
              "half made); 2 usage, location or resolution error.\n";
-    case CommandKind::Watch:
-      return "How often threads move between cores, caches, nodes and sockets, how long they\n"
-             "wait for a CPU and where their memory is: every interval, per process (per\n"
-             "thread with --threads), until -c N intervals, Ctrl-C or SIGTERM; then a summary.\n"
-             "Without a PID, every process.\n"
-             "Usage: affix watch [OPTIONS] [PID...]\n"
-             "\n"
-             "Positionals:\n"
-             "  PID ...                     process IDs (default: every process)\n"
-             "\n"
-             "Options:\n"
-             "  -h,--help                   Print this help message and exit\n"
-             "  -i,--interval SECONDS       seconds between samples, 0.1 to 3600 (default 1)\n"
-             "  -c,--count N                stop after N intervals (default: when interrupted)\n"
-             "  --threads                   one row per thread\n"
-             "  --json                      JSON Lines: one object per interval, then the summary\n"
-             "\n"
-             "Exit status: 0 success (also after Ctrl-C or SIGTERM); 1 no named process exists;\n"
-             "2 usage error.\n";
   }
   return {};
 }

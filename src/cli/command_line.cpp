@@ -170,6 +170,10 @@ constexpr OptionSpec k_irqs{"irqs", 0, Value::None, [](CommandLine& cl, const Gi
 constexpr OptionSpec k_shield_mem{"mem", 0, Value::Attached, [](CommandLine& cl, const Given& g) {
                                     if (cl.shield_mem) usage_error(cl.kind, "option '--mem' given twice");
                                     cl.shield_mem = g.value.value_or("");
+                                    if (!cl.shield_mem->empty())
+                                      if (auto parsed = parse_mem_selector(*cl.shield_mem); !parsed)
+                                        usage_error(cl.kind, fmt::format("invalid --mem={}: {}", printable(*cl.shield_mem),
+                                                                         parsed.error.message));
                                   }};
 constexpr OptionSpec k_name{"name", 0, Value::NonEmpty, [](CommandLine& cl, const Given& g) { cl.name = *g.value; }};
 constexpr OptionSpec k_off{"off", 0, Value::NonEmpty, [](CommandLine& cl, const Given& g) { cl.off = *g.value; }};
