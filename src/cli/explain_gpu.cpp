@@ -12,13 +12,12 @@
 
 namespace affix {
 
-namespace {
-
-constexpr int k_label_width = 10;
-
-void line(std::string& out, const char* label, const std::string& value) {
+void explain_line(std::string& out, const char* label, const std::string& value) {
+  constexpr int k_label_width = 10;
   out += fmt::format("{:<{}}{}\n", label, k_label_width, value);
 }
+
+namespace {
 
 std::string node_text(long node) {
   return node < 0 ? std::string("no node (numa_node -1)") : fmt::format("node {}", node);
@@ -49,8 +48,8 @@ std::string explain_gpu_text(const GpuPlacement& g) {
                                 g.gpu.device.pci.text(), node_text(g.gpu.device.numa_node), format_cpulist(g.gpu_cpus));
   if (!g.gpu.card.empty()) gpu += ", " + printable(g.gpu.card);
   if (g.gpu.memory_node) gpu += fmt::format(", its memory on node {}", *g.gpu.memory_node);
-  line(out, "gpu", gpu);
-  line(out, "rank", rank_text(g.rank));
+  explain_line(out, "gpu", gpu);
+  explain_line(out, "rank", rank_text(g.rank));
   const char* label = "exports";
   for (size_t i = 0; i < g.env.size(); ++i) {
     const auto& [name, value] = g.env[i];
@@ -61,12 +60,12 @@ std::string explain_gpu_text(const GpuPlacement& g) {
     std::string text = fmt::format("{}={}", name, value);
     for (size_t k = 0; k < notes.size(); ++k) text += (k ? "; " : " (") + notes[k];
     if (!notes.empty()) text += ")";
-    line(out, label, text);
+    explain_line(out, label, text);
     label = "";
   }
   label = "left out";
   for (const std::string& l : g.left_out) {
-    line(out, label, l + ": none of its CPUs allowed");
+    explain_line(out, label, l + ": none of its CPUs allowed");
     label = "";
   }
   return out;
@@ -139,11 +138,11 @@ std::string explain_ranks_text(const std::vector<Placement>& ranks, const Allowe
   for (const auto& row : rows)
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   std::string out;
-  line(out, "ranks", fmt::format("{} local ranks (--ranks)", ranks.size()));
-  line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
+  explain_line(out, "ranks", fmt::format("{} local ranks (--ranks)", ranks.size()));
+  explain_line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
                                    format_cpulist(allowed.mems), printable(allowed.source)));
   if (gpus && !ranks.front().gpu->left_out.empty())
-    for (const std::string& l : ranks.front().gpu->left_out) line(out, "left out", l + ": none of its CPUs allowed");
+    for (const std::string& l : ranks.front().gpu->left_out) explain_line(out, "left out", l + ": none of its CPUs allowed");
   // A variable that counts GPUs names the right one only where the runtime
   // sees every GPU of its vendor that sysfs shows: say which are named so.
   bool nvidia_index = false, amd_index = false;
@@ -153,10 +152,10 @@ std::string explain_ranks_text(const std::vector<Placement>& ranks, const Allowe
       amd_index = amd_index || p.gpu->gpu.vendor == GpuVendor::Amd;
     }
   if (nvidia_index)
-    line(out, "by index", "CUDA_VISIBLE_DEVICES counts the NVIDIA GPUs in PCI address order (the driver gives "
+    explain_line(out, "by index", "CUDA_VISIBLE_DEVICES counts the NVIDIA GPUs in PCI address order (the driver gives "
                           "no UUID here)");
   if (amd_index)
-    line(out, "by index", "ROCR_VISIBLE_DEVICES counts the AMD GPUs in PCI address order (no unique_id here)");
+    explain_line(out, "by index", "ROCR_VISIBLE_DEVICES counts the AMD GPUs in PCI address order (no unique_id here)");
   out += "\n";
   for (const auto& row : rows) {
     std::string text;
@@ -174,7 +173,7 @@ std::string explain_ranks_text(const std::vector<Placement>& ranks, const Allowe
           break;
         }
   if (!warnings.empty()) out += "\n";
-  for (const std::string& w : warnings) line(out, "warning", w);
+  for (const std::string& w : warnings) explain_line(out, "warning", w);
   return out;
 }
 

@@ -13,6 +13,10 @@
 
 namespace affix {
 
+// One line of explain's text: LABEL in 10 columns, then VALUE and a newline
+// (explain_output.cpp's lines and these alike).
+void explain_line(std::string& out, const char* label, const std::string& value);
+
 // explain's lines for --gpu ("gpu", "rank", "exports", "left out"), aligned
 // as explain's others, each ending with a newline.
 std::string explain_gpu_text(const GpuPlacement& gpu);

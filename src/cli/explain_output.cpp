@@ -17,12 +17,6 @@ namespace affix {
 
 namespace {
 
-constexpr int k_label_width = 10;
-
-void line(std::string& out, const char* label, const std::string& value) {
-  out += fmt::format("{:<{}}{}\n", label, k_label_width, value);
-}
-
 std::string sequence_text(const std::vector<unsigned>& sequence) {
   std::string out;
   for (unsigned cpu : sequence) {
@@ -139,39 +133,39 @@ std::string explain_text(const Placement& p, const Allowed& allowed, const Place
                          const SchedRequest& sched) {
   std::string out;
   unsigned n = p.cpus.count();
-  line(out, "cpus", fmt::format("{} ({} CPU{})", format_cpulist(p.cpus), n, n == 1 ? "" : "s"));
-  if (!ascending(p.sequence)) line(out, "order", sequence_text(p.sequence));
-  line(out, "sockets", format_cpulist(p.sockets));
-  line(out, "nodes", format_cpulist(p.nodes));
-  for (const NearDevice& device : p.near) line(out, "near", near_text(device));
+  explain_line(out, "cpus", fmt::format("{} ({} CPU{})", format_cpulist(p.cpus), n, n == 1 ? "" : "s"));
+  if (!ascending(p.sequence)) explain_line(out, "order", sequence_text(p.sequence));
+  explain_line(out, "sockets", format_cpulist(p.sockets));
+  explain_line(out, "nodes", format_cpulist(p.nodes));
+  for (const NearDevice& device : p.near) explain_line(out, "near", near_text(device));
   if (p.gpu) out += explain_gpu_text(*p.gpu);
-  line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
+  explain_line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
                                    format_cpulist(allowed.mems), printable(allowed.source)));
   CpuSet self = self_cpus(allowed);
   if (!(self == allowed.cpus))
-    line(out, "self", fmt::format("CPUs {} (affix was started on these)", self.empty() ? "none" : format_cpulist(self)));
+    explain_line(out, "self", fmt::format("CPUs {} (affix was started on these)", self.empty() ? "none" : format_cpulist(self)));
   if (!p.mem_policy)
-    line(out, "memory", "policy unchanged (no --mem)");
+    explain_line(out, "memory", "policy unchanged (no --mem)");
   else
-    line(out, "memory", memory_policy_text(p));
-  if (p.weights) line(out, "weights", weights_plan_text(*p.weights));
-  if (sched.any()) line(out, "sched", explain_sched_line(sched));
+    explain_line(out, "memory", memory_policy_text(p));
+  if (p.weights) explain_line(out, "weights", weights_plan_text(*p.weights));
+  if (sched.any()) explain_line(out, "sched", explain_sched_line(sched));
   const char* label = "dropped";
   for (auto& d : p.dropped) {
-    line(out, label, fmt::format("{} {}", format_cpulist(d.cpus), d.reason));
+    explain_line(out, label, fmt::format("{} {}", format_cpulist(d.cpus), d.reason));
     label = "";
   }
   label = "env";
   for (auto& [name, value] : env.exported) {
-    line(out, label, fmt::format("{}={}", name, value));
+    explain_line(out, label, fmt::format("{}={}", name, value));
     label = "";
   }
   label = "kept";
   for (auto& [name, value] : env.kept) {
-    line(out, label, fmt::format("{}={} (set by the user)", name, printable(value)));
+    explain_line(out, label, fmt::format("{}={} (set by the user)", name, printable(value)));
     label = "";
   }
-  for (auto& w : p.warnings) line(out, "warning", w);
+  for (auto& w : p.warnings) explain_line(out, "warning", w);
   return out;
 }
 
