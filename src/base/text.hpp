@@ -35,6 +35,10 @@ std::string printable_cell(std::string_view s, size_t columns);
 // valid).
 std::string utf8_or_replacement(std::string_view s);
 
+// `s` cut at every `sep`: n separators give n + 1 fields, empty ones kept
+// (views into `s`).
+std::vector<std::string_view> split(std::string_view s, char sep);
+
 // Levenshtein distance (insert, delete, substitute; each 1).
 size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -1,5 +1,7 @@
 #include "cgroup_mounts.hpp"
 
+#include "text.hpp"
+
 namespace affix {
 
 namespace {
@@ -7,17 +9,6 @@ namespace {
 // More cgroup mounts than any machine has: the rest of a hostile table is
 // not kept.
 constexpr size_t k_max_cgroup_mounts = 1024;
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
 
 // The kernel escapes space, tab, newline and backslash in mount paths as \ooo.
 std::string unescape(std::string_view s) {

@@ -10,22 +10,12 @@
 #include "cgroup_mounts.hpp"
 #include "error.hpp"
 #include "os.hpp"
+#include "text.hpp"
 #include "topology.hpp"
 
 namespace affix {
 
 namespace {
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
 
 // The cgroup path relative to the mount, or nullopt where the cgroup is not
 // under that mount's root.
