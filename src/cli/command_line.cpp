@@ -464,7 +464,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
   }
 
   if (kind == CommandKind::Shield && cl.off && have_where)
-    usage_error(g, fmt::format("--off takes a shield's name, not a location: unexpected '{}'", req.where));
+    usage_error(g, fmt::format("--off takes a shield's name, not a location: unexpected '{}'", printable(req.where)));
   if (takes_where(g.words) && !have_where && !(kind == CommandKind::Shield && cl.off)) usage_error(g, "no location given");
   if (cl.as && cl.json) usage_error(g, "--as and --json cannot be used together");
   if (req.weights && !(req.mem && req.mem->policy == MemPolicy::Weighted))

@@ -6,6 +6,7 @@
 
 #include "cpuset.hpp"
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -13,7 +14,7 @@ namespace {
 
 [[noreturn]] void bad_gpu(const std::string& text) {
   throw Error(ErrorKind::Usage,
-              fmt::format("invalid --gpu '{}': expected closest, a GPU number or a list of them (0,2)", text),
+              fmt::format("invalid --gpu '{}': expected closest, a GPU number or a list of them (0,2)", printable(text)),
               "--gpu closest, --gpu 1, --gpu 0,2 or --gpu 4-7: the numbers are gpuN's ('affix topo' lists them)");
 }
 
@@ -38,7 +39,7 @@ GpuRequest parse_gpu_option(const std::string& text) {
     for (auto n = *first; n <= *last; ++n) {
       unsigned g = static_cast<unsigned>(n);
       if (seen.test(g))
-        throw Error(ErrorKind::Usage, fmt::format("invalid --gpu '{}': gpu{} is given twice", text, g),
+        throw Error(ErrorKind::Usage, fmt::format("invalid --gpu '{}': gpu{} is given twice", printable(text), g),
                     "name each GPU once: the ranks share the GPUs of the list by themselves");
       seen.set(g);
       out.indices.push_back(g);
@@ -53,7 +54,7 @@ unsigned parse_ranks_option(const std::string& text) {
   auto v = parse_decimal(text, k_max_ranks);
   if (!v || *v == 0)
     throw Error(ErrorKind::Usage,
-                fmt::format("invalid --ranks '{}': expected a whole number of ranks from 1 to {}", text, k_max_ranks),
+                fmt::format("invalid --ranks '{}': expected a whole number of ranks from 1 to {}", printable(text), k_max_ranks),
                 "--ranks 8 maps eight local ranks");
   return static_cast<unsigned>(*v);
 }

@@ -12,6 +12,7 @@
 
 #include "cpuset.hpp"  // parse_decimal
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -21,21 +22,11 @@ constexpr uint64_t k_us = 1000, k_ms = 1000 * k_us, k_s = 1000 * k_ms;
 constexpr uint64_t k_max_duration = 3600 * k_s;
 constexpr uint64_t k_min_runtime = 1024;  // 1 << DL_SCALE ns
 
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> out;
-  for (;;) {
-    auto at = text.find(sep);
-    out.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return out;
-    text.remove_prefix(at + 1);
-  }
-}
-
 PolicyRequest parse_deadline(const std::string& text, std::string_view params) {
   auto parts = split(params, '/');
   if (parts.size() < 2 || parts.size() > 3)
     throw Error(ErrorKind::Usage,
-                fmt::format("invalid --policy '{}': expected deadline:RUNTIME/DEADLINE/PERIOD", text),
+                fmt::format("invalid --policy '{}': expected deadline:RUNTIME/DEADLINE/PERIOD", printable(text)),
                 "deadline:2ms/10ms/10ms: 2 ms of CPU time in every 10 ms, done within 10 ms of each period's start "
                 "(PERIOD may be left out: it is then DEADLINE)");
   uint64_t ns[3] = {0, 0, 0};
@@ -44,7 +35,7 @@ PolicyRequest parse_deadline(const std::string& text, std::string_view params) {
     if (!v || *v == 0)
       throw Error(ErrorKind::Usage,
                   fmt::format("invalid --policy '{}': bad time '{}': expected a number and its unit (ns, us, ms or s)",
-                              text, std::string(parts[i])),
+                              printable(text), printable(parts[i])),
                   "deadline:10ms/20ms/20ms, deadline:500us/1ms/1ms: each time takes its unit (chrt takes "
                   "nanoseconds, affix says which)");
     ns[i] = *v;
@@ -55,12 +46,12 @@ PolicyRequest parse_deadline(const std::string& text, std::string_view params) {
   p.deadline_ns = ns[1];
   p.period_ns = parts.size() == 3 ? ns[2] : ns[1];
   if (p.runtime_ns < k_min_runtime)
-    throw Error(ErrorKind::Usage, fmt::format("invalid --policy '{}': the runtime must be at least 1.024us", text),
+    throw Error(ErrorKind::Usage, fmt::format("invalid --policy '{}': the runtime must be at least 1.024us", printable(text)),
                 "the kernel keeps deadline times in units of 1024 ns (DL_SCALE)");
   if (p.runtime_ns > p.deadline_ns || p.deadline_ns > p.period_ns)
     throw Error(ErrorKind::Usage,
                 fmt::format("invalid --policy '{}': runtime {} must be at most deadline {}, and deadline at most "
-                            "period {}", text, duration_text(p.runtime_ns), duration_text(p.deadline_ns),
+                            "period {}", printable(text), duration_text(p.runtime_ns), duration_text(p.deadline_ns),
                             duration_text(p.period_ns)),
                 "RUNTIME is the CPU time the thread gets in each PERIOD, by DEADLINE after the period starts");
   return p;
@@ -112,7 +103,7 @@ PolicyRequest parse_policy_option(const std::string& text) {
   else
     throw Error(ErrorKind::Usage,
                 fmt::format("invalid --policy '{}': expected other, batch, idle, fifo:P, rr:P or "
-                            "deadline:RUNTIME/DEADLINE/PERIOD", text),
+                            "deadline:RUNTIME/DEADLINE/PERIOD", printable(text)),
                 "--policy fifo:50 (priority 1 to 99), --policy deadline:2ms/10ms/10ms; other, batch and idle take "
                 "--nice");
   if (p.policy == SchedPolicy::Deadline) return parse_deadline(text, colon == std::string::npos ? "" : params);
@@ -120,13 +111,13 @@ PolicyRequest parse_policy_option(const std::string& text) {
     auto prio = colon == std::string::npos ? std::nullopt : parse_decimal(params, 99);
     if (!prio || *prio == 0)
       throw Error(ErrorKind::Usage,
-                  fmt::format("invalid --policy '{}': {} takes a priority from 1 to 99 ({}:50)", text, name, name),
+                  fmt::format("invalid --policy '{}': {} takes a priority from 1 to 99 ({}:50)", printable(text), name, name),
                   "the higher the priority, the sooner the thread runs; the kernel's own threads run at 50");
     p.priority = static_cast<unsigned>(*prio);
     return p;
   }
   if (colon != std::string::npos)
-    throw Error(ErrorKind::Usage, fmt::format("invalid --policy '{}': {} takes no parameter", text, name),
+    throw Error(ErrorKind::Usage, fmt::format("invalid --policy '{}': {} takes no parameter", printable(text), name),
                 "--nice N sets the nice value of other and batch threads");
   return p;
 }
@@ -135,7 +126,7 @@ int parse_nice_option(const std::string& text) {
   bool negative = !text.empty() && text[0] == '-';
   auto v = parse_decimal(std::string_view(text).substr(negative ? 1 : 0), 20);
   if (!v || (negative ? *v > 20 : *v > 19) || (negative && *v == 0))
-    throw Error(ErrorKind::Usage, fmt::format("invalid --nice '{}': expected a whole number from -20 to 19", text),
+    throw Error(ErrorKind::Usage, fmt::format("invalid --nice '{}': expected a whole number from -20 to 19", printable(text)),
                 "a higher nice value gives the thread a smaller share of the CPU: --nice 5, --nice -5");
   return negative ? -static_cast<int>(*v) : static_cast<int>(*v);
 }
@@ -144,7 +135,7 @@ uint64_t parse_sched_slice_option(const std::string& text) {
   auto v = parse_duration(text, k_ms);
   if (!v || *v < 100 * k_us || *v > 100 * k_ms)
     throw Error(ErrorKind::Usage,
-                fmt::format("invalid --sched-slice '{}': expected milliseconds from 0.1 to 100 (3, 0.5, 500us)", text),
+                fmt::format("invalid --sched-slice '{}': expected milliseconds from 0.1 to 100 (3, 0.5, 500us)", printable(text)),
                 "the kernel clamps a slice to 0.1-100 ms; a shorter slice runs the thread sooner after it wakes, "
                 "for shorter stretches");
   return *v;
@@ -157,7 +148,7 @@ void parse_uclamp_option(const std::string& text, SchedRequest& into) {
   if (!min || !max || *min > *max)
     throw Error(ErrorKind::Usage,
                 fmt::format("invalid --uclamp '{}': expected MIN:MAX, whole numbers from 0 to 1024 with MIN at most "
-                            "MAX", text),
+                            "MAX", printable(text)),
                 "1024 is a CPU's whole capacity: --uclamp 512:1024 asks for at least half");
   into.util_min = static_cast<unsigned>(*min);
   into.util_max = static_cast<unsigned>(*max);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -32,7 +33,7 @@ constexpr const char* k_global_ranks[] = {"OMPI_COMM_WORLD_RANK", "MV2_COMM_WORL
 unsigned env_number(std::string_view option, const std::string& name, const std::string& value) {
   auto v = parse_decimal(value, k_max_id);
   if (!v)
-    throw Error(ErrorKind::Resolution, fmt::format("{}: {}='{}' is not a number", option, name, value));
+    throw Error(ErrorKind::Resolution, fmt::format("{}: {}='{}' is not a number", option, name, printable(value)));
   return static_cast<unsigned>(*v);
 }
 
@@ -64,7 +65,7 @@ std::optional<LauncherRank> slurm(const EnvLookup& env, std::string_view option)
   auto size = slurm_tasks_on_node(*tasks, node);
   if (!size)
     throw Error(ErrorKind::Resolution,
-                fmt::format("{}: SLURM_STEP_TASKS_PER_NODE='{}' has no entry for SLURM_NODEID={}", option, *tasks,
+                fmt::format("{}: SLURM_STEP_TASKS_PER_NODE='{}' has no entry for SLURM_NODEID={}", option, printable(*tasks),
                             node));
   out.size = *size;
   out.source = "SLURM_LOCALID/SLURM_STEP_TASKS_PER_NODE";

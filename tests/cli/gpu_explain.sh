@@ -144,6 +144,8 @@ status "--ranks with --as" 2 explain "$nv" all --gpu closest --ranks 2 --as task
 status "--gpu garbled" 2 explain "$nv" all --gpu 0,x
 check "--gpu garbled: the words" "affix: error: invalid --gpu '0,x': expected closest, a GPU number or a list of them (0,2)
 affix: hint: --gpu closest, --gpu 1, --gpu 0,2 or --gpu 4-7: the numbers are gpuN's ('affix topo' lists them)" "$last_err"
+status "--gpu with an escape byte" 2 explain "$nv" all --gpu $'\e[31m'
+check "--gpu: the escape byte shown escaped" "affix: error: invalid --gpu '\\e[31m': expected closest, a GPU number or a list of them (0,2)" "$(head -1 <<< "$last_err")"
 status "pin --gpu without --check" 2 "$AFFIX" pin --gpu closest all $$
 check "pin --gpu: why not" "affix: error: --gpu goes with run, explain and pin --check: a running process's environment cannot be changed
 affix: hint: 'affix pin --check --gpu closest WHERE PID' checks that a process's CPUs, memory and variables agree with its GPU" "$last_err"

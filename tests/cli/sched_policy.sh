@@ -29,6 +29,9 @@ check "deadline without units" \
   "$(head -1 <<< "$ERR")"
 run_affix pin --nice 20 0 1
 check "pin --nice 20: 2" "2 affix: error: invalid --nice '20': expected a whole number from -20 to 19" "$RC $(head -1 <<< "$ERR")"
+# What was typed is data: an escape byte in it is shown escaped, not sent to the terminal.
+run_affix explain --policy $'fifo:\e[31m' 0
+check "an escape byte in --policy, escaped" "2 affix: error: invalid --policy 'fifo:\\e[31m': fifo takes a priority from 1 to 99 (fifo:50)" "$RC $(head -1 <<< "$ERR")"
 run_affix explain --policy rr:5 --nice 1 0
 check "explain --policy rr --nice: 2" "2 affix: error: --nice applies to the other and batch policies, not rr" \
   "$RC $(head -1 <<< "$ERR")"
