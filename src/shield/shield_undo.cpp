@@ -85,7 +85,8 @@ Removal remove_shield(ShieldOs& os, const ShieldRecord& record) {
       heir->ops.push_back(op);
       continue;
     }
-    auto it = std::find_if(at.begin(), at.end(), [&](const auto& a) { return a.first == heir; });
+    ShieldRecord* const who = heir;  // a structured binding cannot be captured before C++20 (clang)
+    auto it = std::find_if(at.begin(), at.end(), [who](const auto& a) { return a.first == who; });
     if (it == at.end()) it = at.insert(at.end(), {heir, 0});
     heir->ops.insert(heir->ops.begin() + static_cast<std::ptrdiff_t>(it->second++), op);
   }
