@@ -47,6 +47,15 @@ TEST_CASE("schedstat: run time, run-queue wait and time slices") {
   REQUIRE(none);
   CHECK_FALSE(wait_kept(*none, 58522316));
   CHECK(wait_kept(*none, 0));  // a thread that never ran waited 0
+  // Whether it was ever given a CPU (pin's proof by a listing): its time
+  // slices say so where its run time reads 0, as it can for ever for a
+  // thread that ran once, briefly (seen on 6.18, an idle thread of 6000).
+  CHECK(s->has_run());
+  CHECK_FALSE(none->has_run());
+  auto brief = parse_schedstat("0 60570 1\n");
+  REQUIRE(brief);
+  CHECK(brief->has_run());
+  CHECK(parse_schedstat("12 0 0\n")->has_run());
   // Whether it ran: its run time or time slices, not its wait alone.
   SchedStat waited = *s;
   waited.wait_ns += 1000;

@@ -117,9 +117,10 @@ public:
   // /proc/PID/task/PID/stat: the kernel's count, which changes together with
   // the /proc/PID/task listing); errno on failure (ESRCH when gone).
   virtual int thread_count(pid_t pid, unsigned& out) = 0;
-  // Whether thread `tid` of process `pid` has run (the first field of
-  // /proc/PID/task/TID/schedstat, its time on a CPU, is not 0): then its
-  // creation is complete. False where it cannot be read.
+  // Whether thread `tid` of process `pid` has run (the third field of
+  // /proc/PID/task/TID/schedstat, the times it was given a CPU, or the
+  // first, its time on one, is not 0): then its creation is complete. False
+  // where it cannot be read.
   virtual bool has_run(pid_t pid, pid_t tid) = 0;
   // Every process of /proc with its parent (field 4 of its stat), ascending
   // PID; processes that exit while they are read are left out.

@@ -251,9 +251,8 @@ public:
     ssize_t n = ::read(fd, buf, sizeof buf - 1);
     ::close(fd);
     if (n <= 0) return false;
-    buf[n] = '\0';
-    auto ns = parse_decimal(std::string_view(buf, std::strcspn(buf, " \n")), ~0ull);
-    return ns && *ns > 0;
+    auto st = parse_schedstat(std::string_view(buf, static_cast<size_t>(n)));
+    return st && st->has_run();
   }
 
   int list_processes(std::vector<ProcessParent>& out) override {

@@ -19,6 +19,7 @@ constexpr size_t k_max_stat_size = 4096;
 constexpr size_t k_max_status_size = 64 * 1024;
 constexpr unsigned long long k_max_numa_maps_size = 1ull << 30;  // 1 GiB read at most
 constexpr unsigned long long k_max_pages = 1ull << 60;
+constexpr uint64_t k_max_schedstat = 1ull << 62;  // as watch's counters
 
 // A signed or unsigned decimal token; nullopt where it is not one.
 template <typename T> std::optional<T> to_number(std::string_view s) {
@@ -103,6 +104,19 @@ std::optional<NumaUsage> read_usage(const SysRoot& root, pid_t pid,
 }
 
 }  // namespace
+
+std::optional<SchedStat> parse_schedstat(std::string_view text) {
+  uint64_t values[3];
+  for (int i = 0; i < 3; ++i) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    auto end = text.find_first_of(" \n");
+    auto v = parse_decimal(text.substr(0, end), k_max_schedstat);
+    if (!v) return std::nullopt;
+    values[i] = *v;
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end);
+  }
+  return SchedStat{values[0], values[1], values[2]};
+}
 
 std::optional<StatLine> parse_stat(std::string_view text) {
   auto open = text.find('(');

@@ -2,14 +2,15 @@
 // Reading processes and threads under /proc, through a SysRoot so tests can
 // use fake /proc trees: status (Cpus_allowed_list, Mems_allowed_list, Tgid,
 // CapEff), the per-thread stat line (comm, parent, flags, thread count,
-// start time, the CPU it last ran on), the thread list, pages per NUMA node
-// and the memory policy of each mapping from numa_maps, and the address
-// ranges of maps. The one /proc parser: os_linux.cpp reads its stat lines
-// through parse_stat too. Every read is bounded; a process that vanishes
+// start time, the CPU it last ran on), its schedstat line, the thread list,
+// pages per NUMA node and the memory policy of each mapping from numa_maps,
+// and the address ranges of maps. The one /proc parser: os_linux.cpp reads
+// its stat and schedstat lines through parse_stat and parse_schedstat too. Every read is bounded; a process that vanishes
 // mid-read is a clean Error(Runtime).
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,6 +41,28 @@ struct StatLine {
 // Parses a stat line; nullopt where it is not one (comm is found up to the
 // last ')', so a comm holding ") (" does not confuse it).
 std::optional<StatLine> parse_stat(std::string_view text);
+
+// /proc/PID/task/TID/schedstat: "RUN_NS WAIT_NS TIMESLICES". A cheap file:
+// watch reads it first and the rest only where the thread ran; pin
+// reads it to know a thread's creation is complete (has_run). WAIT_NS is
+// sched_info.run_delay: the time the thread was ready to run but waited
+// for a CPU, added when the wait ends (it gets a CPU, or is moved to
+// another CPU's queue while it waits). A kernel that keeps no sched_info
+// prints "0 0 0" (see wait_kept).
+struct SchedStat {
+  uint64_t run_ns = 0;
+  uint64_t wait_ns = 0;
+  uint64_t timeslices = 0;
+  bool operator==(const SchedStat&) const = default;
+  // Whether the thread ran between `before` and this reading (its wait
+  // alone can grow without it: a move while it waits).
+  bool ran_since(const SchedStat& before) const { return run_ns != before.run_ns || timeslices != before.timeslices; }
+  // Whether it was ever given a CPU. TIMESLICES says it; RUN_NS alone does
+  // not: a thread that ran once, briefly, and sleeps since can read 0 ns
+  // there for ever (seen on 6.18: "0 60570 1", an idle thread of 6000).
+  bool has_run() const { return run_ns > 0 || timeslices > 0; }
+};
+std::optional<SchedStat> parse_schedstat(std::string_view text);
 
 // The fields of /proc/PID/status affix uses.
 struct StatusInfo {

@@ -61,19 +61,6 @@ std::optional<SchedCounters> parse_sched(std::string_view text) {
   return out;
 }
 
-std::optional<SchedStat> parse_schedstat(std::string_view text) {
-  uint64_t values[3];
-  for (int i = 0; i < 3; ++i) {
-    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-    auto end = text.find_first_of(" \n");
-    auto v = parse_decimal(text.substr(0, end), k_max_counter);
-    if (!v) return std::nullopt;
-    values[i] = *v;
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end);
-  }
-  return SchedStat{values[0], values[1], values[2]};
-}
-
 std::optional<SchedCounters> read_sched(const SysRoot& root, pid_t pid, pid_t tid) {
   auto text = root.read(task_dir(pid, tid) + "/sched", k_max_sched_size);
   if (!text) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "proc.hpp"
 #include "sysroot.hpp"
 
 namespace affix {
@@ -25,26 +26,11 @@ struct SchedCounters {
 // nullopt where a field is missing or not a number.
 std::optional<SchedCounters> parse_sched(std::string_view text);
 
-// /proc/PID/task/TID/schedstat: "RUN_NS WAIT_NS TIMESLICES". A cheap file:
-// watch reads it first and the rest only where the thread ran. WAIT_NS is
-// sched_info.run_delay: the time the thread was ready to run but waited
-// for a CPU, added when the wait ends (it gets a CPU, or is moved to
-// another CPU's queue while it waits). A kernel that keeps no sched_info
-// prints "0 0 0" (see wait_kept).
-struct SchedStat {
-  uint64_t run_ns = 0;
-  uint64_t wait_ns = 0;
-  uint64_t timeslices = 0;
-  bool operator==(const SchedStat&) const = default;
-  // Whether the thread ran between `before` and this reading (its wait
-  // alone can grow without it: a move while it waits).
-  bool ran_since(const SchedStat& before) const { return run_ns != before.run_ns || timeslices != before.timeslices; }
-};
+// /proc/PID/task/TID/schedstat: SchedStat and its parser, in proc.hpp.
 // Whether a schedstat line keeps the run-queue wait: not where it says the
 // thread never ran while sched (se.sum_exec_runtime, `sched_run_ns`) says
 // it did (a kernel without sched_info, whose schedstat reads "0 0 0").
 inline bool wait_kept(const SchedStat& s, uint64_t sched_run_ns) { return s.run_ns != 0 || sched_run_ns == 0; }
-std::optional<SchedStat> parse_schedstat(std::string_view text);
 
 std::optional<SchedCounters> read_sched(const SysRoot& root, pid_t pid, pid_t tid);
 std::optional<SchedStat> read_schedstat(const SysRoot& root, pid_t pid, pid_t tid);

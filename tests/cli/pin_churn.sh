@@ -27,7 +27,7 @@ own_cpuset
 # read again, up to 2 s, until it has its final list or is gone. One that
 # has run and is on another list is a thread the move left behind.
 moved_wrong() {
-  local pid=$1 target=$2 lists f tid ran list tries
+  local pid=$1 target=$2 lists f tid run slices list tries
   lists=$(cat /proc/$pid/task/*/status 2>/dev/null | awk '/^Cpus_allowed_list:/ {print $2}' | sort -u | tr '\n' ' ')
   [[ "$lists" == "$target " ]] && return 0
   for ((tries = 0; tries < 10; tries++)); do
@@ -35,11 +35,13 @@ moved_wrong() {
     for f in /proc/$pid/task/*; do
       tid=${f##*/}
       # schedstat before status: a thread that had not run when schedstat
-      # was read and has another list after is still being created.
-      ran=$(cut -d' ' -f1 "$f/schedstat" 2>/dev/null) || continue
+      # was read and has another list after is still being created. It has
+      # run where its time slices (third field) or its run time are not 0:
+      # the run time alone can read 0 for a thread that ran once, briefly.
+      read -r run _ slices < "$f/schedstat" 2>/dev/null || continue
       list=$(awk '/^Cpus_allowed_list:/ {print $2}' "$f/status" 2>/dev/null) || continue
       [[ -z $list || $list == "$target" ]] && continue
-      if [[ $ran != 0 ]]; then echo "$tid $list"; return 0; fi
+      if [[ $run != 0 || $slices != 0 ]]; then echo "$tid $list"; return 0; fi
       pending=$((pending + 1))
     done
     ((pending == 0)) && return 0
