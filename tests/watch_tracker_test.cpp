@@ -38,6 +38,25 @@ TEST_CASE("a thread created during the watch is picked up with what it did since
   CHECK(thread_of(process_of(r, 100), 102).activity.migrations[Crossing::Smt] == 1);
 }
 
+TEST_CASE("a thread created during the watch that ran once, for 0 ns, ran where it is") {
+  // Its run time reads 0 (a thread that ran once, briefly, can show that
+  // for ever); its one switch says it ran, on CPU 6.
+  FakeProc f;
+  two_threads(f);
+  FakeMigrationEvents ev;
+  FakeAffinity lists;
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
+  w.start();
+  IntervalReport r = w.sample(1.0, 1.0);
+  f.process(100, "server", 4);
+  f.thread(100, 102, 6, {0, 1, 0, 0}, "brief");
+  f.thread(100, 103, 7, {0, 0, 0, 0}, "unborn");
+  r = w.sample(2.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(p.cpus_ran.test(6));
+  CHECK_FALSE(p.cpus_ran.test(7));  // never given a CPU
+}
+
 TEST_CASE("a thread that exits is reported up to its exit, then no more") {
   FakeProc f;
   two_threads(f);

@@ -85,7 +85,10 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
     if (m_wait) a.wait_ns = *m_wait, a.wait_read = true;
     else a.wait_unread = true;
     out.active = !a.idle();
-    if (sched->run_ns > 0) mark(out.ran_on, m_cpu);
+    // It ran where its run time or its switches say so: the run time of a
+    // thread that ran once, briefly, can read 0 (see SchedStat::has_run).
+    if (sched->run_ns > 0 || sched->voluntary + sched->involuntary > 0 || (gate && gate->has_run()))
+      mark(out.ran_on, m_cpu);
   }
   return out;
 }
