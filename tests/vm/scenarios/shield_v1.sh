@@ -32,7 +32,7 @@ check_eq "PID 1 off socket 1" "0-3" "$(status_of 1 Cpus_allowed_list)"
 check_eq "a process started before" "0-3" "$(status_of $early Cpus_allowed_list)"
 sleep 1000 & late=$!
 check_eq "a process started after: born in the system cpuset" "0-3" "$(status_of $late Cpus_allowed_list)"
-kill $late
+kill $late; wait $late 2>/dev/null  # reaped: a zombie of the system cpuset would keep the v1 hierarchy alive after umount
 outside=$(user_cpus "$$" | tr ' ' '\n' | grep -v '=0-3$' | tr '\n' ' ')
 check_eq "every process outside the shield on 0-3" "" "$outside"
 check_run "show --shield --json" 0 affix show --shield --json
@@ -53,7 +53,7 @@ check_eq "a process started before, back" "0-7" "$(status_of $early Cpus_allowed
 check_run "a command in a v1 shield" 0 affix shield socket:1 -- sh -c 'grep Cpus_allowed_list /proc/self/status; grep cpuset /proc/self/cgroup'
 check_eq "on 4-7, in its cpuset" "$(printf 'Cpus_allowed_list:\t4-7\n1:cpuset:/affix-shield-1')" "$OUT"
 check_eq "removed after it" "$(sed -n '$p' files.before)" "$(ls $v1 | tail -n 1)"
-kill $early
+kill $early; wait $early 2>/dev/null
 umount $v1
 i=0
 until grep -qw cpuset /sys/fs/cgroup/cgroup.controllers; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.1; done
