@@ -10,7 +10,7 @@ set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weight
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help
-set -g __affix_opts_pin $__affix_shape_opts --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
+set -g __affix_opts_pin $__affix_shape_opts --weights --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
 set -g __affix_opts_show --json --tree --pinned --irq --shield --root -h --help
 set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --verbose -h --help
 set -g __affix_opts_topo --json --root -h --help
@@ -375,7 +375,7 @@ complete -c affix -n '__affix_for run pin explain' -l order -x -a 'compact scatt
 complete -c affix -n '__affix_for run pin explain' -l exclude -x -a '(__affix_where)' -d 'remove these CPUs'
 complete -c affix -n '__affix_for run pin explain' -l slice -x -a 'rank' -d 'K/N or rank: part of the cores'
 complete -c affix -n '__affix_for run pin explain' -s m -l mem -x -a '(__affix_mem)' -d 'memory policy POLICY[:NODES]'
-complete -c affix -n '__affix_for run explain' -l weights -x -a '(__affix_weights)' -d 'weighted: N=W,... or auto'
+complete -c affix -n '__affix_for run explain pin' -l weights -x -a '(__affix_weights)' -d 'weighted: N=W,... or auto'
 complete -c affix -n '__affix_for run pin explain' -l gpu -x -a 'closest (__affix_gpus)' -d 'one GPU for this rank: closest, N or LIST'
 
 # Scheduling.

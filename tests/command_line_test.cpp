@@ -111,6 +111,12 @@ TEST_CASE("explain and pin options") {
   CHECK(cl.migrate);
   CHECK(cl.request.where == "node:0");
   CHECK(cl.rest == Args{"12", "13"});
+  // pin takes --weights too (written before --migrate spreads the pages, or checked).
+  cl = parse(CommandKind::Pin, {"--migrate", "--mem", "weighted:0,2", "--weights", "0=3,2=1", "node:0", "12"});
+  REQUIRE(cl.request.weights);
+  CHECK(cl.request.weights->given == std::vector<std::pair<unsigned, unsigned>>{{0, 3}, {2, 1}});
+  CHECK(error_of(CommandKind::Pin, {"--migrate", "--weights", "auto", "node:0", "12"}) ==
+        "--weights goes with --mem weighted");
 
   CHECK(parse(CommandKind::Explain, {"--help"}).help);
   CHECK(parse(CommandKind::Run, {"-h"}).help);

@@ -81,7 +81,7 @@ TEST_CASE("--check: a thread that may run outside is named, with its list and th
         "\"exited\": false, \"ok\": false, \"processes\": 1, \"threads\": 3, \"outside\": ["
         "{\"pid\": 10, \"tid\": 11, \"comm\": \"w11\", \"cpus\": \"0-7\", \"want\": \"0-3\"}, "
         "{\"pid\": 10, \"tid\": 12, \"comm\": \"w12\", \"cpus\": \"4\", \"want\": \"0-3\"}], \"memory\": null, \"env\": null}], "
-        "\"shields\": []}\n");
+        "\"weights\": null, \"shields\": []}\n");
   // A shield the selection shares: its problems fail the check, each a line.
   c.report.shields.push_back(ShieldCheck{"affix-shield-1", *parse_cpulist("2-3").value, {"thread 40 (sshd) of process 40, in cgroup /, may run on CPUs 2-3"}});
   c.report.shields.push_back(ShieldCheck{"db", *parse_cpulist("1").value, {}});
@@ -200,4 +200,24 @@ TEST_CASE("policy_matches: the mode, and nodes within (interleave: exactly)") {
   CHECK_FALSE(policy_matches("bind:x", MemPolicy::Bind, cpus("0")));
   CHECK(numa_maps_policy(MemPolicy::Preferred, cpus("0-1")) == "prefer (many):0-1");
   CHECK(numa_maps_policy(MemPolicy::Preferred, cpus("1")) == "prefer:1");
+}
+
+TEST_CASE("--check --weights: the machine's weights' line after the targets', and in JSON") {
+  FakeOs os;
+  TempRoot root;
+  add_process(os, root, 10, {{10, "0"}});
+  auto c = check(os, root, {{10, PinScope::Process}}, to("0-3"));
+  c.report.weights = WeightsCheck{false, "interleave weights node 0: 1 (asked: 3), node 2: 1, not as asked (given with --weights)",
+                                  {{0, 1u, 3u}, {2, 1u, std::nullopt}}, std::nullopt};
+  SysRoot proc(root.path());
+  CHECK(format_check(proc, c.report, false) ==
+        "10: 1 thread within CPUs 0-3\n"
+        "interleave weights node 0: 1 (asked: 3), node 2: 1, not as asked (given with --weights)\n");
+  std::string json = check_json(c.report);
+  CHECK(json.substr(json.find("\"weights\"")) ==
+        "\"weights\": {\"ok\": false, \"nodes\": [{\"node\": 0, \"now\": 1, \"want\": 3}, "
+        "{\"node\": 2, \"now\": 1, \"want\": null}], \"auto_mode\": null}, \"shields\": []}\n");
+  // Without --weights: null.
+  c.report.weights.reset();
+  CHECK(check_json(c.report).find("\"weights\": null, \"shields\": []}") != std::string::npos);
 }

@@ -276,7 +276,7 @@ TEST_CASE("--check names every thread under another policy; --dry-run says what 
         "\"exited\": false, \"ok\": false, \"processes\": 1, \"threads\": 3, \"outside\": [], \"policy\": \"policy "
         "batch, nice 5\", \"policy_off\": [{\"pid\": 10, \"tid\": 10, \"comm\": \"\", \"have\": \"policy other, nice "
         "0\"}, {\"pid\": 10, \"tid\": 12, \"comm\": \"\", \"have\": \"policy other, nice 0\"}], \"memory\": null, \"env\": null}], "
-        "\"shields\": []}\n");
+        "\"weights\": null, \"shields\": []}\n");
   os.sched[10] = os.sched[12] = os.sched[11];
   report = pin_threads(os, k_no_proc, {{10, PinScope::Process}}, to("0-3"), o);
   c = check_pin(k_no_proc, report, [](const TargetReport&) { return std::nullopt; });

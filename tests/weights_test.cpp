@@ -6,6 +6,7 @@
 #include "command_line.hpp"
 #include "error.hpp"
 #include "memory_root.hpp"
+#include "memory_text.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
 #include "weights.hpp"
@@ -138,4 +139,54 @@ TEST_CASE("--weights is parsed once: auto, or node=weight pairs") {
   CHECK(usage_error("0=256") == "invalid --weights '0=256': the weight of node 0 is 256, not 1 to 255");
   CHECK(usage_error("1=2,1=3") == "invalid --weights '1=2,1=3': node 1 given twice");
   CHECK(usage_error("") == "invalid --weights '': expected 'auto' or NODE=WEIGHT,... (--weights 0=3,2=1)");
+}
+
+TEST_CASE("pin's targets: one plan of their nodes, each once; the auto mode turned on where one turns it on") {
+  TempRoot root;
+  cxl_machine(root);
+  Topology t = cxl_topology(root);
+  WeightsRequest r;
+  r.given = {{2, 4}};
+  WeightPlan a = plan_weights(r, *parse_cpulist("0,2").value, t);
+  WeightPlan b = plan_weights(r, *parse_cpulist("1-2").value, t);
+  WeightPlan m = merge_weight_plans({a, b});
+  REQUIRE(m.nodes.size() == 3);
+  CHECK(m.nodes[0].node == 0);
+  CHECK(m.nodes[1].node == 1);
+  CHECK(m.nodes[2].node == 2);
+  CHECK(m.nodes[2].want == 4u);
+  REQUIRE(m.writes().size() == 1);
+  CHECK(m.source == WeightSource::Given);
+  CHECK_FALSE(m.turn_auto_on);
+  write_weights(root, {}, "false");
+  WeightsRequest autoreq;
+  autoreq.automatic = true;
+  WeightPlan off = plan_weights(autoreq, *parse_cpulist("0").value, cxl_topology(root));
+  CHECK(merge_weight_plans({plan_weights(autoreq, *parse_cpulist("0").value, cxl_topology(root)), off}).turn_auto_on);
+  CHECK(merge_weight_plans({}).nodes.empty());
+}
+
+TEST_CASE("pin --check --weights: the kernel's weights against those asked, in words") {
+  TempRoot root;
+  cxl_machine(root);
+  Topology t = cxl_topology(root);
+  WeightsRequest r;
+  r.given = {{0, 3}};
+  CHECK(weights_check_text(plan_weights(r, *parse_cpulist("0,2").value, t)) ==
+        "interleave weights node 0: 1 (asked: 3), node 2: 1, not as asked (given with --weights)");
+  r.given = {{0, 1}, {2, 1}};
+  CHECK(weights_check_text(plan_weights(r, *parse_cpulist("0,2").value, t)) ==
+        "interleave weights node 0: 1, node 2: 1, as asked (given with --weights)");
+  WeightsRequest autoreq;
+  autoreq.automatic = true;
+  // Without the kernel's auto mode: the weights it would compute (3:3:2).
+  CHECK(weights_check_text(plan_weights(autoreq, *parse_cpulist("0,2").value, t)) ==
+        "interleave weights node 0: 1 (asked: 3), node 2: 1 (asked: 2), not as asked (from HMAT bandwidth, as the "
+        "kernel's auto mode computes them)");
+  write_weights(root, {{0, 3}, {1, 3}, {2, 2}}, "false");
+  CHECK(weights_check_text(plan_weights(autoreq, *parse_cpulist("0,2").value, cxl_topology(root))) ==
+        "interleave weights node 0: 3, node 2: 2, not as asked (the kernel's auto mode is off)");
+  write_weights(root, {{0, 3}, {1, 3}, {2, 2}}, "true");
+  CHECK(weights_check_text(plan_weights(autoreq, *parse_cpulist("0,2").value, cxl_topology(root))) ==
+        "interleave weights node 0: 3, node 2: 2, as asked (the kernel's auto mode)");
 }

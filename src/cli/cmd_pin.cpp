@@ -19,6 +19,7 @@
 #include "gpu_env.hpp"
 #include "gpus.hpp"
 #include "id_args.hpp"
+#include "memory_text.hpp"
 #include "migrate.hpp"
 #include "pin.hpp"
 #include "pin_check.hpp"
@@ -30,6 +31,7 @@
 #include "resolver.hpp"
 #include "shield_check.hpp"
 #include "topology.hpp"
+#include "weights_apply.hpp"
 
 namespace affix {
 
@@ -80,26 +82,77 @@ EnvExpect gpu_env_expect(const Gpu& gpu) {
 CpuSet migrate_nodes(const Placement& p) { return p.mem_nodes.empty() ? p.nodes : p.mem_nodes; }
 
 // --mem weighted: the order in which the pages go to the nodes, by the
-// weights the kernel has now (pin writes none: affix(1), MEMORY).
+// weights the kernel has (after --weights wrote them: read back, in
+// `now`), or with --dry-run those --weights asks for (affix(1), MEMORY).
 std::vector<unsigned> weighted_order(const Placement& p) {
   if (p.mem_policy != MemPolicy::Weighted || !p.weights) return {};
   std::map<unsigned, unsigned> weights;
   for (const NodeWeight& w : p.weights->nodes) {
-    if (!w.now)
+    if (!w.want && !w.now)
       throw Error(ErrorKind::Runtime,
                   fmt::format("cannot spread the pages by weight: the kernel has no interleave weight for node {} "
                               "(Linux 6.9 and later have them)",
                               w.node),
                   "spread them evenly: --mem interleave");
-    weights[w.node] = *w.now;
+    weights[w.node] = w.want ? *w.want : *w.now;
   }
   return weighted_sequence(weights);
+}
+
+// --weights: one plan for the machine's weights from every target's.
+std::optional<WeightPlan> pin_weight_plan(const CommandLine& cl, const std::map<pid_t, Placement>& placements) {
+  if (!cl.request.weights) return std::nullopt;
+  std::vector<WeightPlan> plans;
+  for (const auto& [id, p] : placements)
+    if (p.weights) plans.push_back(*p.weights);
+  if (plans.empty()) return std::nullopt;
+  return merge_weight_plans(plans);
+}
+
+// pin --check --weights: the kernel's weights against the plan's.
+WeightsCheck check_weights(const WeightPlan& plan) {
+  WeightsCheck out;
+  out.ok = plan.present && !plan.changes();
+  out.text = weights_check_text(plan);
+  for (const NodeWeight& w : plan.nodes) out.nodes.push_back({w.node, w.now, w.want});
+  out.auto_mode = plan.auto_now;
+  return out;
+}
+
+// After --weights wrote them, the placements' weights are those read back
+// (migrate spreads by them).
+void weights_read_back_into(std::map<pid_t, Placement>& placements, const InterleaveWeights& now) {
+  for (auto& [id, p] : placements) {
+    if (!p.weights) continue;
+    for (NodeWeight& w : p.weights->nodes) {
+      auto it = now.weights.find(w.node);
+      w.now = it == now.weights.end() ? std::nullopt : std::optional<unsigned>(it->second);
+      w.want.reset();
+    }
+  }
+}
+
+// The error of a step after the threads moved, with every thread (and the
+// weights written) put back, and the message saying so.
+Error put_back(LinuxOs& os, const PinReport& report, const WeightWrite& written, const Error& e) {
+  std::string stays = roll_back(os, os, os, report);
+  std::string what = std::string(e.what()) +
+                     (stays.empty() ? "; every thread was put back on its old CPU list" : "; not every thread was put back");
+  if (written.changed()) {
+    std::string weights = restore_weights(os, written);
+    what += weights.empty() ? "; the interleave weights were put back" : "; not every interleave weight was put back";
+    if (!weights.empty()) stays = stays.empty() ? weights : stays + "; " + weights;
+  }
+  std::string hint = e.hint();
+  if (!stays.empty()) hint = hint.empty() ? stays : hint + "; " + stays;
+  return Error(e.kind(), what, hint);
 }
 
 // --migrate over every process the pin moved; on a failure every thread
 // goes back too.
 std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& report,
-                           const std::map<pid_t, Placement>& placements, const CpuSet& all_nodes, bool dry_run) {
+                           const std::map<pid_t, Placement>& placements, const CpuSet& all_nodes, bool dry_run,
+                           const WeightWrite& written) {
   std::vector<MigrateTarget> targets;
   for (const auto& t : report.targets) {
     const Placement& p = placements.at(t.request.id);
@@ -114,12 +167,7 @@ std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& re
     return out.text;
   } catch (const Error& e) {
     if (dry_run) throw;
-    std::string stays = roll_back(os, os, os, report);
-    std::string what = std::string(e.what()) +
-                       (stays.empty() ? "; every thread was put back on its old CPU list" : "; not every thread was put back");
-    std::string hint = e.hint();
-    if (!stays.empty()) hint = hint.empty() ? stays : hint + "; " + stays;
-    throw Error(e.kind(), what, hint);
+    throw put_back(os, report, written, e);
   }
 }
 
@@ -192,6 +240,10 @@ int command_pin(const Args& args) {
     CheckReport check = check_pin(root, report, mem_of, env_of);
     CpuSet selected;
     for (const auto& [id, p] : placements) selected |= p.cpus;
+    if (auto plan = pin_weight_plan(cl, placements)) {
+      check.weights = check_weights(*plan);
+      check.ok = check.ok && check.weights->ok;
+    }
     check.shields = check_shields(root, selected);
     for (const auto& sh : check.shields) check.ok = check.ok && sh.problems.empty();
     std::string out = cl.json ? check_json(check) : format_check(root, check, cl.verbose);
@@ -204,7 +256,27 @@ int command_pin(const Args& args) {
     out += format_target(root, t, cl.verbose || cl.dry_run, cl.dry_run, cl.sched);
   if (!cl.dry_run)
     for (const auto& w : runtime_env_warnings(root, report)) print_warning(w);
-  if (cl.migrate) out += migrate_report(os, root, report, placements, topo.node_set(), cl.dry_run);
+  // --weights: written once the threads are where they go (all or nothing,
+  // read back), before the pages move by them.
+  WeightWrite written;
+  if (auto plan = pin_weight_plan(cl, placements)) {
+    if (!plan->changes()) {
+      if (cl.verbose || cl.dry_run) out += fmt::format("interleave weights {}\n", weights_plan_text(*plan));
+    } else if (cl.dry_run) {
+      out += fmt::format("would set interleave weights {}\n", weights_plan_text(*plan));
+    } else {
+      print_warning(weights_warning(*plan));
+      try {
+        AppliedWeights applied = apply_weights(os, *plan);
+        written = applied.written;
+        out += fmt::format("set interleave weights {}\n", weights_read_back(*plan, applied.now));
+        weights_read_back_into(placements, applied.now);
+      } catch (const Error& e) {
+        throw put_back(os, report, written, e);
+      }
+    }
+  }
+  if (cl.migrate) out += migrate_report(os, root, report, placements, topo.node_set(), cl.dry_run, written);
   std::fputs(out.c_str(), stdout);
   return k_exit_ok;
 }

@@ -91,7 +91,10 @@ std::string command_help(CommandKind kind) {
              "       affix pin --tid [OPTIONS] WHERE TID...\n"
              "       affix pin --irq [OPTIONS] WHERE IRQ|DEVICE...\n"
              "Move running processes, every one of their threads, to WHERE.\n\n" +
-             where + "\n" + shape + gpu + sched +
+             where + "\n" + shape + weights +
+             "                         (with --migrate written first, then the pages spread\n"
+             "                         by them; with --check compared)\n" +
+             gpu + sched +
              "Pin:\n"
              "  --tid                  the IDs are thread IDs; move only those threads\n"
              "  --tree                 each PID and all its descendants, every thread of each\n"
@@ -105,7 +108,8 @@ std::string command_help(CommandKind kind) {
              "                         already within WHERE (with --spread on its CPU; with\n"
              "                         --mem also the memory policy, with --migrate the pages;\n"
              "                         with --gpu the CPUs, memory and variables of its GPU;\n"
-             "                         with a scheduling option the threads' policy)\n"
+             "                         with a scheduling option the threads' policy; with\n"
+             "                         --weights the machine's interleave weights)\n"
              "  --json                 with --check: the result as one JSON document\n"
              "  -v, --verbose          print each thread's old and new CPU list\n"
              "  --irq                  the IDs are IRQ numbers or device names (eth0,\n"

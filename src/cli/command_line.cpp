@@ -196,9 +196,9 @@ constexpr const OptionSpec* k_explain_options[] = {&k_help,   &k_no_smt,      &k
                                                    &k_uclamp, &k_json,        &k_explain_root, &k_as,
                                                    &k_spread, &k_ranks,       &k_shield};
 constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,  &k_count,       &k_order,  &k_exclude,
-                                               &k_slice,   &k_mem,     &k_gpu,         &k_policy, &k_nice,
-                                               &k_sched_slice, &k_uclamp, &k_verbose,  &k_dry_run, &k_spread,
-                                               &k_tid,     &k_migrate, &k_tree,        &k_check,  &k_json,
+                                               &k_slice,   &k_mem,     &k_weights,     &k_gpu,    &k_policy,
+                                               &k_nice,    &k_sched_slice, &k_uclamp, &k_verbose,  &k_dry_run,
+                                               &k_spread,  &k_tid,     &k_migrate, &k_tree,        &k_check,  &k_json,
                                                &k_irq};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
 constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_irq, &k_shield, &k_root};

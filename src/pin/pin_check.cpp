@@ -234,6 +234,7 @@ std::string format_check(const SysRoot& root, const CheckReport& report, bool ve
     out += memory_lines(c);
     for (const auto& e : c.envs) out += env_check_lines(e, *c.env);
   }
+  if (report.weights) out += report.weights->text + "\n";
   for (const auto& sh : report.shields) {
     std::string label = fmt::format("shield {} (CPUs {})", printable(sh.name), format_cpulist(sh.cpus));
     if (sh.problems.empty()) out += label + ": held, no other task on its CPUs\n";
@@ -313,6 +314,28 @@ std::string check_json(const CheckReport& report) {
     j.end_object();
   }
   j.end_array();
+  j.key("weights");
+  if (!report.weights) {
+    j.null();
+  } else {
+    j.begin_object();
+    j.field("ok", report.weights->ok);
+    j.key("nodes");
+    j.begin_array();
+    for (const auto& n : report.weights->nodes) {
+      j.begin_object();
+      j.field("node", static_cast<unsigned long long>(n.node));
+      j.key("now");
+      if (n.now) j.value(static_cast<unsigned long long>(*n.now)); else j.null();
+      j.key("want");
+      if (n.want) j.value(static_cast<unsigned long long>(*n.want)); else j.null();
+      j.end_object();
+    }
+    j.end_array();
+    j.key("auto_mode");
+    if (report.weights->auto_mode) j.value(*report.weights->auto_mode); else j.null();
+    j.end_object();
+  }
   j.key("shields");
   j.begin_array();
   for (const auto& sh : report.shields) {

@@ -81,9 +81,23 @@ struct ShieldCheck {
   std::vector<std::string> problems;
 };
 
+// --weights (with --mem weighted): the machine's interleave weights against
+// those asked; the caller fills it (its line from the plan).
+struct WeightCheckNode {
+  unsigned node = 0;
+  std::optional<unsigned> now, want;  // want: nullopt where the kernel's are asked for
+};
+struct WeightsCheck {
+  bool ok = true;
+  std::string text;  // "interleave weights node 0: 3, node 2: 1, as asked (given with --weights)"
+  std::vector<WeightCheckNode> nodes;
+  std::optional<bool> auto_mode;  // the kernel's auto mode (nullopt: it has none)
+};
+
 struct CheckReport {
   SchedRequest sched;  // the report's (PinReport::sched)
   std::vector<TargetCheck> targets;
+  std::optional<WeightsCheck> weights;
   std::vector<ShieldCheck> shields;
   bool ok = true;
 };
@@ -114,7 +128,7 @@ std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes);
 // ("  4250 (nginx): cpus 0-7, not within 0-3") and per thread under another
 // policy ("  4250 (nginx): policy other (asked: policy fifo:50)"), and with
 // --mem/--migrate a line per process; with `verbose` every thread's line
-// (`root` names them); then a line per shield the selection shares ("shield
+// (`root` names them); then the weights' line (--weights); then a line per shield the selection shares ("shield
 // affix-shield-1 (CPUs 4-7): held, no other task on its CPUs", or one per
 // problem).
 std::string format_check(const SysRoot& root, const CheckReport& report, bool verbose);

@@ -80,4 +80,18 @@ std::string weights_read_back(const WeightPlan& plan, const InterleaveWeights& n
   return fmt::format("{} (read back from the kernel{})", out, now.auto_mode == true ? ", in its auto mode" : "");
 }
 
+std::string weights_check_text(const WeightPlan& plan) {
+  if (!plan.present) return "interleave weights " + weights_plan_text(plan);
+  std::string out;
+  for (const NodeWeight& w : plan.nodes) {
+    out += fmt::format("{}node {}: {}", out.empty() ? "" : ", ", w.node, w.now ? std::to_string(*w.now) : "none");
+    if (w.want && w.want != w.now) out += fmt::format(" (asked: {})", *w.want);
+  }
+  const char* why = "given with --weights";
+  if (plan.source == WeightSource::KernelAuto) why = plan.turn_auto_on ? "the kernel's auto mode is off" : "the kernel's auto mode";
+  if (plan.source == WeightSource::Bandwidth) why = "from HMAT bandwidth, as the kernel's auto mode computes them";
+  if (plan.source == WeightSource::Kernel) why = "the kernel's";
+  return fmt::format("interleave weights {}, {} ({})", out, plan.changes() ? "not as asked" : "as asked", why);
+}
+
 }  // namespace affix

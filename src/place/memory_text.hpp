@@ -33,4 +33,11 @@ std::string weights_warning(const WeightPlan& plan);
 // where that is on).
 std::string weights_read_back(const WeightPlan& plan, const InterleaveWeights& now);
 
+// pin --check --weights: the kernel's weights against the plan's (as
+// asked where the plan changes nothing):
+//   "interleave weights node 0: 3, node 2: 1, as asked (given with --weights)"
+//   "interleave weights node 0: 1 (asked: 3), node 2: 1, not as asked (given with --weights)"
+//   "interleave weights node 0: 1, node 2: 1, not as asked (the kernel's auto mode is off)"
+std::string weights_check_text(const WeightPlan& plan);
+
 }  // namespace affix

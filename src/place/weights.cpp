@@ -1,5 +1,6 @@
 #include "weights.hpp"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -111,6 +112,23 @@ WeightPlan plan_weights(const std::optional<WeightsRequest>& request, const CpuS
     if (auto it = bandwidth.find(w.node); it != bandwidth.end() && it->second) w.bandwidth = it->second;
   }
   return plan;
+}
+
+WeightPlan merge_weight_plans(const std::vector<WeightPlan>& plans) {
+  if (plans.empty()) return {};
+  WeightPlan out = plans.front();
+  std::map<unsigned, NodeWeight> nodes;
+  for (const WeightPlan& plan : plans) {
+    out.present = out.present && plan.present;
+    out.turn_auto_on = out.turn_auto_on || plan.turn_auto_on;
+    for (const NodeWeight& w : plan.nodes) nodes.emplace(w.node, w);
+    for (const std::string& warning : plan.warnings)
+      if (std::find(out.warnings.begin(), out.warnings.end(), warning) == out.warnings.end())
+        out.warnings.push_back(warning);
+  }
+  out.nodes.clear();
+  for (const auto& [node, w] : nodes) out.nodes.push_back(w);
+  return out;
 }
 
 }  // namespace affix

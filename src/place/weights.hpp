@@ -71,4 +71,10 @@ std::map<unsigned, unsigned> weights_from_bandwidth(const std::map<unsigned, uns
 // node has a bandwidth figure.
 WeightPlan plan_weights(const std::optional<WeightsRequest>& request, const CpuSet& nodes, const Topology& topo);
 
+// One plan of several (pin's targets, each over its own policy's nodes):
+// every node of them once, ascending (a node's weight is the same in each:
+// the one asked for, or the machine's), the auto mode turned on where one
+// turns it on, each warning once.
+WeightPlan merge_weight_plans(const std::vector<WeightPlan>& plans);
+
 }  // namespace affix

@@ -6,7 +6,9 @@
 # HMAT figures QEMU was given; tier: selects it; --mem weighted interleaves
 # by the kernel's weights, which affix writes (as root, all or nothing) and
 # reads back; watch shows the pages against the weights; pin --migrate
-# spreads pages by them; a user who is not root is refused before anything.
+# spreads pages by them (pin --weights writes them first, pin --check
+# --weights compares them); a user who is not root is refused before
+# anything.
 . "$VM_LIB"
 wdir=/sys/kernel/mm/mempolicy/weighted_interleave
 tiers=/sys/devices/virtual/memory_tiering
@@ -75,6 +77,12 @@ affix: exec: vmload --mb 16 --wait --ready w31.ready" "$(cat w31.log)"
 check_run "pin --check --mem weighted:0,2" 0 affix pin --check --mem weighted:0,2 node:0 $PID
 check_eq "pin --check: the policy" "$PID: 1 thread within CPUs 0-3
   $PID: memory policy weighted interleave:0,2, as asked (weighted interleave:0,2)" "$OUT"
+check_run "pin --check --weights as they are" 0 affix pin --check --mem weighted:0,2 --weights 0=3,2=1 node:0 $PID
+check_eq "pin --check --weights: as asked" "interleave weights node 0: 3, node 2: 1, as asked (given with --weights)" \
+  "$(echo "$OUT" | tail -n 1)"
+check_run "pin --check --weights others" 1 affix pin --check --mem weighted:0,2 --weights 0=2 node:0 $PID
+check_eq "pin --check --weights: not as asked" "interleave weights node 0: 3 (asked: 2), node 2: 1, not as asked (given with --weights)" \
+  "$(echo "$OUT" | tail -n 1)"
 check_run "watch --json" 0 affix watch -i 0.5 -c 1 --json $PID
 line=$(echo "$OUT" | head -n 1)
 check_eq "watch: the weights read back" '{"0":3,"2":1}' "$(printf '%s' "$line" | jq -c '.processes[0].weighted.weights')"
@@ -123,5 +131,30 @@ start_load mig affix --mem bind:0 node:0 -- vmload --mb 20 --wait &&
 check_run "pin --migrate --mem weighted:0,2" 0 affix pin --migrate --mem weighted:0,2 node:0 $PID
 addr=$(field addr "$REPORT")
 check_eq "pin --migrate: the buffer 3:2" "N0=3072 N2=2048" "$(node_pages $PID "$addr")"
+stop_load $PID
+
+# pin --weights: the weights written once the threads moved (the warning
+# first, read back), then the pages spread by them: 1:1, 2560 on each.
+start_load mig2 affix --mem bind:0 node:0 -- vmload --mb 20 --wait &&
+  check_load "bound to node 0 again" $PID 0-3 "bind:0" "N0=5120"
+check_run "pin --migrate --weights 0=1,2=1" 0 affix pin --migrate --mem weighted:0,2 --weights 0=1,2=1 node:0 $PID
+check_eq "pin --weights: the warning" "affix: warning: writing the machine's interleave weights (node 0: 3 -> 1, node 2: 2 -> 1): every process's weighted interleave on this machine uses them from now on, not only this command's" "$ERR"
+check_match "pin --weights: read back" "*
+set interleave weights node 0: 1, node 2: 1 (read back from the kernel)
+*" "$OUT"
+check_eq "pin --weights: written" "1 1 1" "$(weights)"
+addr=$(field addr "$REPORT")
+check_eq "pin --weights: the buffer 1:1" "N0=2560 N2=2560" "$(node_pages $PID "$addr")"
+check_eq "pin --weights: its CPUs" "$PID=0-3" "$(cpus_of $PID)"
+# A user's pin whose weights would change: refused after the threads
+# moved, before any weight; the threads go back.
+run_as 65534 sleep 100 & sleeper=$!
+wait_until "the sleeper is nobody's" sh -c "grep -q '^Uid:[[:space:]]*65534' /proc/$sleeper/status"
+check_run "not root: pin --weights refused" 1 run_as 65534 affix pin --migrate --mem weighted:0,2 --weights 0=4 node:1 $sleeper
+check_eq "not root: the error" "affix: error: cannot write the interleave weight of node 0: Permission denied; nothing was written; every thread was put back on its old CPU list" \
+  "$(echo "$ERR" | grep error)"
+check_eq "not root: its CPUs as they were" "$sleeper=0-7" "$(cpus_of $sleeper)"
+check_eq "not root: weights unchanged" "1 1 1" "$(weights)"
+kill $sleeper; wait $sleeper
 stop_load $PID
 finish
