@@ -175,8 +175,8 @@ TEST_CASE("-v says the weights as the kernel took them, after the warning and be
   std::ostringstream out, err;
   REQUIRE(launch(os, weighted_placement(given(os, {{0, 3}})), r, out, err) == 0);
   CHECK(err.str() ==
-        "affix: warning: writing the machine's interleave weights (node 0: 1 -> 3): every process's weighted "
-        "interleave on this machine uses them from now on, not only this command's\n"
+        "affix: warning: writing the machine's interleave weights (node 0: 1 -> 3; the kernel's auto mode turns "
+        "off): every process's weighted interleave on this machine uses them from now on, not only this command's\n"
         "affix: set interleave weights node 0: 3, node 1: 1, node 2: 1 (read back from the kernel)\n"
         "affix: set memory policy weighted interleave on nodes 0,2\n"
         "affix: bind to CPUs 0-1 (2 CPUs; socket 0; node 0)\n"

@@ -65,6 +65,8 @@ std::string weights_warning(const WeightPlan& plan) {
   for (const NodeWeight& w : plan.writes())
     changes += fmt::format("{}node {}: {} -> {}", changes.empty() ? "" : ", ", w.node,
                            w.now ? std::to_string(*w.now) : "?", *w.want);
+  // A node's weight written turns the kernel's auto mode off (Linux 6.16).
+  if (plan.auto_now == true) changes += "; the kernel's auto mode turns off";
   return fmt::format("writing the machine's interleave weights ({}): every process's weighted interleave on this "
                      "machine uses them from now on, not only this command's",
                      changes);

@@ -68,7 +68,11 @@ for _ in $(seq 100); do [[ $(awk '/^Uid:/ {print $2}' "/proc/$mine/status") == 6
 err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$anyone" pin --migrate --mem "weighted:$node" \
   --weights "$node=$other" "$cpu" "$mine" 2>&1 >/dev/null); rc=$?
 check "as nobody: exit 1" 1 "$rc"
-check "as nobody: the warning, the error, the hint" "affix: warning: writing the machine's interleave weights (node $node: $w -> $other): every process's weighted interleave on this machine uses them from now on, not only this command's
+# Where the kernel's auto mode is on (6.16 and later), a node's weight written turns it off.
+auto=$(ls "$wdir" | grep -x -e auto -e __auto_type)
+off=
+[[ -n $auto && $(cat "$wdir/$auto") == true ]] && off="; the kernel's auto mode turns off"
+check "as nobody: the warning, the error, the hint" "affix: warning: writing the machine's interleave weights (node $node: $w -> $other$off): every process's weighted interleave on this machine uses them from now on, not only this command's
 affix: error: cannot write the interleave weight of node $node: Permission denied; nothing was written; every thread was put back on its old CPU list
 affix: hint: the interleave weights are the machine's, for every process: writing them needs root" "$err"
 check "as nobody: the thread back on its list" "$all" "$(list_of "$mine")"
