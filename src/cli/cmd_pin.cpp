@@ -172,18 +172,18 @@ std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& re
   }
 }
 
-// A WHERE that is a bare number and does not resolve (`pin --policy batch
-// 100 200`, meant as two PIDs): the hint says how the words were read.
+// With a scheduling option, a WHERE that is a bare number and does not
+// resolve (`pin --policy batch 100 200`, meant as two PIDs, as chrt and
+// renice users write them): the hint says how the words were read.
 Error said_as_where(const CommandLine& cl, const Error& e) {
   const std::string& where = cl.request.where;
   bool number = !where.empty() && where.find_first_not_of("0123456789") == std::string::npos;
-  if (!number || (e.kind() != ErrorKind::Resolution && e.kind() != ErrorKind::Spec)) return e;
+  if (!cl.sched.any() || !number || (e.kind() != ErrorKind::Resolution && e.kind() != ErrorKind::Spec)) return e;
   std::string ids;
   for (const auto& w : cl.rest) ids += (ids.empty() ? "'" : ", '") + printable(w) + "'";
   std::string read = fmt::format("'{}' was read as WHERE (CPU {}) and {} as the {}", where, where, ids,
                                  cl.tid ? "thread IDs" : "process IDs");
-  if (cl.sched.any())
-    read += "; without WHERE a scheduling option takes one ID (an 'affix pin' for each process)";
+  read += "; without WHERE a scheduling option takes one ID (an 'affix pin' for each process)";
   return Error(e.kind(), e.what(), e.hint().empty() ? read : e.hint() + "; " + read);
 }
 

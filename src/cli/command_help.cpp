@@ -92,7 +92,7 @@ std::string command_help(CommandKind kind) {
              "       affix pin --irq [OPTIONS] WHERE IRQ|DEVICE...\n"
              "       affix pin --policy P|--nice N|--sched-slice MS|--uclamp MIN:MAX PID\n"
              "Move running processes, every one of their threads, to WHERE. With a\n"
-             "scheduling option alone and one PID (chrt -p's order), no WHERE: only the\n"
+             "scheduling option alone and one PID (as chrt takes it), no WHERE: only the\n"
              "scheduling changes, every thread keeps its CPUs.\n\n" +
              where + "\n" + shape + weights +
              "                         (with --migrate written first, then the pages spread\n"
