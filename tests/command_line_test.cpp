@@ -137,6 +137,15 @@ TEST_CASE("usage errors have exact messages and hints") {
   }
   CHECK(run_error({"0"}) == "no command given to run at '0'");
   CHECK(run_error({"0", "--"}) == "no command given to run at '0'");
+  // The command read as WHERE (no WHERE before it): said so, with 'all' offered.
+  CHECK(run_error({"--slice", "rank", "--", "./omp"}) == "no command given to run: './omp' was read as WHERE");
+  try {
+    parse_command_line(CommandKind::Run, {"--gpu", "closest", "./a b"});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.hint() == "WHERE comes before the command, and 'all' is every CPU affix may use: "
+                      "'affix --gpu closest all './a b''");
+  }
   CHECK(run_error({"--bogus", "0", "ls"}) == "unknown option '--bogus' for 'run'");
   CHECK(run_error({"--json", "0", "ls"}) == "unknown option '--json' for 'run'");
   CHECK(run_error({"-vx", "0", "ls"}) == "unknown option '-vx' for 'run'");
@@ -166,9 +175,32 @@ TEST_CASE("usage errors have exact messages and hints") {
   CHECK(error_of(CommandKind::Explain, {"0", "--root"}) == "option '--root' needs a value");
   CHECK(error_of(CommandKind::Explain, {"0", "--root="}) == "option '--root' needs a value");
   CHECK(error_of(CommandKind::Explain, {"0", "--root", ""}) == "option '--root' needs a value");
-  CHECK(error_of(CommandKind::Pin, {"0"}) == "no process ID given");
-  CHECK(error_of(CommandKind::Pin, {"--tid", "0"}) == "no thread ID given");
+  CHECK(error_of(CommandKind::Pin, {"0"}) == "no process ID given: '0' was read as WHERE");
+  CHECK(error_of(CommandKind::Pin, {"--tid", "0"}) == "no thread ID given: '0' was read as WHERE");
+  CHECK(error_of(CommandKind::Pin, {"--irq", "all"}) == "no IRQ or device given: 'all' was read as WHERE");
+  // A scheduling option with a selection option still needs WHERE.
+  CHECK(error_of(CommandKind::Pin, {"--policy", "batch", "--count", "1", "4242"}) ==
+        "no process ID given: '4242' was read as WHERE");
+  CHECK(error_of(CommandKind::Pin, {"--nice", "5", "--migrate", "4242"}) == "no process ID given: '4242' was read as WHERE");
   CHECK(error_of(CommandKind::Pin, {"0", "12", "--env"}) == "unknown option '--env' for 'pin'");
+}
+
+TEST_CASE("pin with a scheduling option alone and one word: the word is the ID, the CPUs are kept") {
+  // `affix pin --policy batch 4242`, as chrt -p takes it (issue 33, item 11).
+  for (const Args& args : {Args{"--policy", "batch", "4242"}, Args{"4242", "--nice", "5"}, Args{"--uclamp", "0:512", "4242"},
+                           Args{"--check", "--policy", "batch", "4242"}, Args{"--tree", "--policy", "idle", "4242"}}) {
+    CommandLine cl = parse_command_line(CommandKind::Pin, args);
+    CHECK(cl.keep_cpus);
+    CHECK(cl.request.where.empty());
+    CHECK(cl.rest == Args{"4242"});
+  }
+  CommandLine tid = parse_command_line(CommandKind::Pin, {"--tid", "--policy", "batch", "4250"});
+  CHECK((tid.keep_cpus && tid.tid && tid.rest == Args{"4250"}));
+  // Two words: the first is WHERE, as before.
+  CommandLine two = parse_command_line(CommandKind::Pin, {"--policy", "batch", "0", "4242"});
+  CHECK_FALSE(two.keep_cpus);
+  CHECK(two.request.where == "0");
+  CHECK(two.rest == Args{"4242"});
 }
 
 TEST_CASE("an unknown option close to one of the command's: did you mean") {

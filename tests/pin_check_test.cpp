@@ -158,7 +158,7 @@ TEST_CASE("--check --mem: the policy numa_maps shows; --migrate: the anonymous p
   auto c = check(os, root, {{10, PinScope::Process}}, to("0-3"), mem);
   CHECK_FALSE(c.report.ok);
   CHECK(c.text ==
-        "10: 1 thread within CPUs 0-3\n"
+        "10: 1 thread within CPUs 0-3, anonymous pages outside node 0\n"
         "  10: memory policy bind:0, as asked (bind:0)\n"
         "  10: 1,210 of 9,000 anonymous pages on node 1, outside 0\n");
   // The policy alone (--mem without --migrate) passes: the file pages on
@@ -168,11 +168,45 @@ TEST_CASE("--check --mem: the policy numa_maps shows; --migrate: the anonymous p
   mem = {MemPolicy::Interleave, cpus("0-1"), true, false};
   auto il = check(os, root, {{10, PinScope::Process}}, to("0-3"), mem);
   CHECK_FALSE(il.report.ok);
-  CHECK(il.text == "10: 1 thread within CPUs 0-3\n  10: memory policy bind:0, not interleave:0-1\n");
+  CHECK(il.text == "10: 1 thread within CPUs 0-3, memory policy not interleave:0-1\n"
+                  "  10: memory policy bind:0, not interleave:0-1\n");
   mem = {MemPolicy::Bind, cpus("0-1"), false, true};
   auto pages = check(os, root, {{10, PinScope::Process}}, to("0-3"), mem);
   CHECK(pages.report.ok);
   CHECK(pages.text == "10: 1 thread within CPUs 0-3\n  10: 9,000 anonymous pages, all on nodes 0-1\n");
+}
+
+TEST_CASE("mem_expect: --check with pin --migrate's words checks what it did (the pages), not a policy") {
+  // pin --mem bind --migrate leaves the process's own policy as it was (no
+  // one may set another's): the check with the same words passes on the pages.
+  FakeOs os;
+  TempRoot root;
+  add_process(os, root, 10, {{10, "0"}});
+  root.write("proc/10/numa_maps", "400000 default anon=70 dirty=70 N0=70 kernelpagesize_kB=4\n");
+  auto mem = mem_expect(MemPolicy::Bind, cpus("0"), true, false, true);
+  REQUIRE(mem);
+  CHECK_FALSE(mem->policy_asked);
+  CHECK(mem->pages_asked);
+  auto c = check(os, root, {{10, PinScope::Process}}, to("0-3"), mem);
+  CHECK(c.report.ok);
+  CHECK(c.text == "10: 1 thread within CPUs 0-3\n  10: 70 anonymous pages, all on node 0\n");
+  // --mem alone: the policy, which a process started by run --mem has.
+  mem = mem_expect(MemPolicy::Bind, cpus("0"), true, false, false);
+  CHECK(mem->policy_asked);
+  CHECK_FALSE(mem->pages_asked);
+  auto policy = check(os, root, {{10, PinScope::Process}}, to("0-3"), mem);
+  CHECK_FALSE(policy.report.ok);
+  CHECK(policy.text == "10: 1 thread within CPUs 0-3, memory policy not bind:0\n  10: memory policy default, not bind:0\n");
+  // --migrate alone, pages off the nodes: the line says it is the pages.
+  root.write("proc/10/numa_maps", "400000 default anon=70 dirty=70 N0=60 N1=10 kernelpagesize_kB=4\n");
+  auto pages = check(os, root, {{10, PinScope::Process}}, to("0-3"), mem_expect(MemPolicy::Bind, cpus("0"), false, false, true));
+  CHECK_FALSE(pages.report.ok);
+  CHECK(pages.text == "10: 1 thread within CPUs 0-3, anonymous pages outside node 0\n"
+                      "  10: 10 of 70 anonymous pages on node 1, outside 0\n");
+  // --gpu: the policy run --gpu sets, with --migrate the pages too.
+  mem = mem_expect(MemPolicy::Bind, cpus("0"), false, true, true);
+  CHECK((mem->policy_asked && mem->pages_asked));
+  CHECK_FALSE(mem_expect(MemPolicy::Bind, cpus("0"), false, false, false));
 }
 
 TEST_CASE("--check --mem: numa_maps that cannot be read is a failure, not a pass") {
@@ -181,7 +215,7 @@ TEST_CASE("--check --mem: numa_maps that cannot be read is a failure, not a pass
   add_process(os, root, 10, {{10, "0"}});
   auto c = check(os, root, {{10, PinScope::Process}}, to("0"), MemExpect{MemPolicy::Bind, cpus("0"), true, false});
   CHECK_FALSE(c.report.ok);
-  CHECK(c.text == "10: 1 thread within CPUs 0\n  10: memory unknown (its numa_maps cannot be read)\n");
+  CHECK(c.text == "10: 1 thread within CPUs 0, memory unknown\n  10: memory unknown (its numa_maps cannot be read)\n");
 }
 
 TEST_CASE("policy_matches: the mode, and nodes within (interleave: exactly)") {

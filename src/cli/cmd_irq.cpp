@@ -13,6 +13,7 @@
 #include "irq.hpp"
 #include "irq_args.hpp"
 #include "irq_view.hpp"
+#include "near.hpp"
 #include "pin_irq.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
@@ -60,8 +61,8 @@ int command_pin_irq(const CommandLine& cl) {
   check_irq_options(cl);
   SysRoot root;
   Topology topo = read_topology(root);
-  Allowed machine{topo.online, topo.node_set(), std::nullopt, "all-online", "all-nodes"};
-  Placement p = resolve(cl.request, topo, machine, process_env());
+  // Every online CPU (an interrupt is in no cgroup); near:DEV reads DEV.
+  Placement p = resolve_on_machine(root, cl.request, topo, process_env());
   for (const auto& w : p.warnings) print_warning(w);
   InterruptTable table = read_interrupts(root);
   std::vector<IrqTarget> targets;

@@ -30,6 +30,7 @@
 #include "near.hpp"
 #include "resolver.hpp"
 #include "shield_check.hpp"
+#include "text.hpp"
 #include "topology.hpp"
 #include "weights_apply.hpp"
 
@@ -171,6 +172,21 @@ std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& re
   }
 }
 
+// With a scheduling option, a WHERE that is a bare number and does not
+// resolve (`pin --policy batch 100 200`, meant as two PIDs, as chrt and
+// renice users write them): the hint says how the words were read.
+Error said_as_where(const CommandLine& cl, const Error& e) {
+  const std::string& where = cl.request.where;
+  bool number = !where.empty() && where.find_first_not_of("0123456789") == std::string::npos;
+  if (!cl.sched.any() || !number || (e.kind() != ErrorKind::Resolution && e.kind() != ErrorKind::Spec)) return e;
+  std::string ids;
+  for (const auto& w : cl.rest) ids += (ids.empty() ? "'" : ", '") + printable(w) + "'";
+  std::string read = fmt::format("'{}' was read as WHERE (CPU {}) and {} as the {}", where, where, ids,
+                                 cl.tid ? "thread IDs" : "process IDs");
+  read += "; without WHERE a scheduling option takes one ID (an 'affix pin' for each process)";
+  return Error(e.kind(), e.what(), e.hint().empty() ? read : e.hint() + "; " + read);
+}
+
 }  // namespace
 
 int command_pin(const Args& args) {
@@ -188,12 +204,15 @@ int command_pin(const Args& args) {
   Topology topo = read_topology(root);
   // The devices near: names (a spec that does not parse is the resolver's
   // error, told for the first process as before).
-  try {
-    RequestLocations locations = parse_locations(request);
-    read_location_devices(root, locations, topo);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Spec) throw;
+  std::optional<RequestLocations> locations;
+  if (!cl.keep_cpus) {
+    try {
+      locations = parse_locations(request);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Spec) throw;
+    }
   }
+  if (locations) read_location_devices(root, *locations, topo);
   read_request_gpus(root, request, topo);
   auto env = process_env();
   LinuxOs& os = linux_os();
@@ -205,8 +224,19 @@ int command_pin(const Args& args) {
   // here is of the process that is then moved.
   std::map<pid_t, Placement> placements;
   auto resolver = [&](const PinRequest& r) {
+    if (cl.keep_cpus) {  // no WHERE: the scheduling alone
+      placements[r.id] = Placement{};
+      PinPlace keep;
+      keep.keep_cpus = true;
+      return keep;
+    }
     Allowed allowed = read_allowed(root, topo, os, std::to_string(r.id));
-    Placement p = resolve(request, topo, allowed, env);
+    Placement p;
+    try {
+      p = resolve(request, topo, allowed, env);
+    } catch (const Error& e) {
+      throw said_as_where(cl, e);
+    }
     if (cl.migrate) {
       check_own_nodes(os, migrate_nodes(p));
       weighted_order(p);  // the weights are known before anything moves
@@ -225,12 +255,14 @@ int command_pin(const Args& args) {
   options.cpuset_of = [&](pid_t pid, pid_t tid) { return read_thread_cpuset(root, topo, pid, tid); };
   PinReport report = pin_threads(os, root, requests, resolver, options);
   if (cl.check) {
-    // --mem checks the policy; --migrate (its nodes: --mem's, else the CPUs') the pages.
-    // --gpu: the policy run --gpu sets, and the GPU's variables.
+    // --mem alone checks the policy; --migrate (its nodes: --mem's, else the
+    // CPUs') the pages, what pin --migrate moved (mem_expect). --gpu: the
+    // policy run --gpu sets, and the GPU's variables.
     auto mem_of = [&](const TargetReport& t) -> std::optional<MemExpect> {
       if (!cl.request.mem && !cl.migrate && !cl.request.gpu) return std::nullopt;
       const Placement& p = placements.at(t.request.id);
-      return MemExpect{*p.mem_policy, migrate_nodes(p), cl.request.mem || cl.request.gpu, cl.migrate};
+      return mem_expect(*p.mem_policy, migrate_nodes(p), cl.request.mem.has_value(), cl.request.gpu.has_value(),
+                        cl.migrate);
     };
     auto env_of = [&](const TargetReport& t) -> std::optional<EnvExpect> {
       const Placement& p = placements.at(t.request.id);
@@ -254,7 +286,7 @@ int command_pin(const Args& args) {
   std::string out;
   for (const auto& t : report.targets)
     out += format_target(root, t, cl.verbose || cl.dry_run, cl.dry_run, cl.sched);
-  if (!cl.dry_run)
+  if (!cl.dry_run && !cl.keep_cpus)
     for (const auto& w : runtime_env_warnings(root, report)) print_warning(w);
   // --weights: written once the threads are where they go (all or nothing,
   // read back), before the pages move by them.

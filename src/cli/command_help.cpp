@@ -90,7 +90,10 @@ std::string command_help(CommandKind kind) {
       return "Usage: affix pin [OPTIONS] WHERE PID...\n"
              "       affix pin --tid [OPTIONS] WHERE TID...\n"
              "       affix pin --irq [OPTIONS] WHERE IRQ|DEVICE...\n"
-             "Move running processes, every one of their threads, to WHERE.\n\n" +
+             "       affix pin --policy P|--nice N|--sched-slice MS|--uclamp MIN:MAX PID\n"
+             "Move running processes, every one of their threads, to WHERE. With a\n"
+             "scheduling option alone and one PID (as chrt takes it), no WHERE: only the\n"
+             "scheduling changes, every thread keeps its CPUs.\n\n" +
              where + "\n" + shape + weights +
              "                         (with --migrate written first, then the pages spread\n"
              "                         by them; with --check compared)\n" +
@@ -106,7 +109,8 @@ std::string command_help(CommandKind kind) {
              "                         change nothing\n"
              "  --check                verify, change nothing: exit 0 where every thread is\n"
              "                         already within WHERE (with --spread on its CPU; with\n"
-             "                         --mem also the memory policy, with --migrate the pages;\n"
+             "                         --mem also the memory policy; with --migrate the pages,\n"
+             "                         what pin --migrate moved, not a policy;\n"
              "                         with --gpu the CPUs, memory and variables of its GPU;\n"
              "                         with a scheduling option the threads' policy; with\n"
              "                         --weights the machine's interleave weights)\n"

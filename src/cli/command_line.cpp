@@ -19,12 +19,14 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <span>
 #include <string_view>
 
 #include "error.hpp"
 #include "foreign_options.hpp"
 #include "gpu_args.hpp"
+#include "location.hpp"
 #include "sched_args.hpp"
 #include "text.hpp"
 
@@ -268,6 +270,73 @@ OptionWord split_option(std::string_view word, const Grammar& g) {
 
 bool is_option_word(std::string_view word) { return word.size() > 1 && word[0] == '-'; }
 
+// A word as a shell takes it back: quoted where it has more than letters,
+// digits and -_./:,+=@%.
+std::string shell_word(const std::string& word) {
+  bool plain = !word.empty();
+  for (char c : word)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("-_./:,+=@%").find(c) == std::string_view::npos)
+      plain = false;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return printable(out + "'");
+}
+
+// A run without a command whose WHERE is no location (`affix --slice rank
+// -- ./omp`): the command was read as WHERE. The hint is the same line with
+// `all` (every CPU affix may use) as WHERE.
+[[noreturn]] void command_read_as_where(const Grammar& g, const Args& args, size_t where_at) {
+  std::string line = "affix";
+  size_t all_at = where_at > 0 && args[where_at - 1] == "--" ? where_at - 1 : where_at;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i == all_at) line += " all";
+    line += " " + shell_word(args[i]);
+  }
+  usage_error(g, fmt::format("no command given to run: '{}' was read as WHERE", printable(args[where_at])),
+              fmt::format("WHERE comes before the command, and 'all' is every CPU affix may use: '{}'", line));
+}
+
+bool is_location(const std::string& word) {
+  try {
+    parse_location(word);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// An option that shapes the selection of CPUs or memory WHERE names (run,
+// explain, pin), the spread and --migrate: with one, pin needs WHERE.
+bool shapes_selection(const CommandLine& cl) {
+  const PlacementRequest& r = cl.request;
+  return r.exclude || r.no_smt || r.count || r.order != Order::Compact || r.slice || r.mem || r.weights || r.gpu ||
+         cl.spread || cl.migrate;
+}
+
+// pin with one word: `pin --policy batch 4242` (chrt -p's order) changes
+// only the scheduling, the word the ID; otherwise the word was read as
+// WHERE and no ID is left: the error says so.
+void pin_one_word(const Grammar& g, CommandLine& cl) {
+  if (!cl.irq && cl.sched.any() && !shapes_selection(cl)) {
+    cl.rest.push_back(cl.request.where);
+    cl.request.where.clear();
+    cl.keep_cpus = true;
+    return;
+  }
+  std::string word = printable(cl.request.where);
+  if (cl.irq)
+    usage_error(g, fmt::format("no IRQ or device given: '{}' was read as WHERE", word),
+                fmt::format("WHERE comes first, then the IRQs or devices: 'affix pin --irq all {}'", word));
+  const char* id = cl.tid ? "thread ID" : "process ID";
+  std::string hint = fmt::format("WHERE comes first, then the IDs: 'affix pin{} all {}' (all: every CPU it may use)",
+                                 cl.tid ? " --tid" : "", word);
+  if (!cl.sched.any()) hint += fmt::format("; a scheduling option alone changes only that: 'affix pin{} --policy batch {}'",
+                                           cl.tid ? " --tid" : "", word);
+  else hint += "; without WHERE only a scheduling option goes (not one that shapes the selection)";
+  usage_error(g, fmt::format("no {} given: '{}' was read as WHERE", id, word), hint);
+}
+
 bool takes_where(Words words) {
   return words == Words::Where || words == Words::WhereIds || words == Words::WhereCommand;
 }
@@ -401,6 +470,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
   CommandLine cl;
   cl.kind = kind;
   bool have_where = false;
+  size_t where_at = 0;  // the index of WHERE in args
   bool options_done = false;
   std::vector<const OptionSpec*> seen_values;  // value options already given
   auto& req = cl.request;
@@ -452,6 +522,7 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
     if (!have_where) {
       req.where = word;
       have_where = true;
+      where_at = i;
       continue;
     }
     if (g.words == Words::WhereCommand) {
@@ -470,10 +541,11 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
   if (req.weights && !(req.mem && req.mem->policy == MemPolicy::Weighted))
     throw Error(ErrorKind::Usage, "--weights goes with --mem weighted",
                 "'--mem weighted:0,2 --weights 0=3,2=1' interleaves 3 pages on node 0 for each on node 2");
-  if (kind == CommandKind::Run && cl.rest.empty())
+  if (kind == CommandKind::Run && cl.rest.empty()) {
+    if (!is_location(req.where)) command_read_as_where(g, args, where_at);
     usage_error(g, fmt::format("no command given to run at '{}'", req.where));
-  if (kind == CommandKind::Pin && cl.rest.empty())
-    usage_error(g, cl.irq ? "no IRQ or device given" : cl.tid ? "no thread ID given" : "no process ID given");
+  }
+  if (kind == CommandKind::Pin && cl.rest.empty()) pin_one_word(g, cl);
   check_sched_options(cl.sched);
   if (kind == CommandKind::Run && cl.spread && cl.sched.policy && cl.sched.policy->policy == SchedPolicy::Deadline)
     throw Error(ErrorKind::Usage,

@@ -64,6 +64,10 @@ struct CommandLine {
   // pin
   bool tid = false;            // --tid
   bool migrate = false;        // --migrate
+  // pin without WHERE: a scheduling option alone (no option that shapes a
+  // selection) and one ID, as `chrt -p` takes it: the ID is in `rest`,
+  // request.where is empty, and the threads keep their CPU lists.
+  bool keep_cpus = false;
   // pin and show
   bool tree = false;           // --tree
   bool check = false;          // --check (with --json: the result as a document)

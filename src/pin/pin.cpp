@@ -235,6 +235,7 @@ private:
     }
     if (err != 0) fail_thread(p, t.tid, fmt::format("cannot read its CPU list: {}", errno_text(err)), {});
     ++tally.answered;
+    if (m_targets[p.target].place.keep_cpus) t.want = t.after = m_current;  // its list is as asked
     const bool sched_ok = !m_sched || sched_satisfies(m_sched_now, m_options.sched);
     if (!t.seen) {
       t.seen = true;

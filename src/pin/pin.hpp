@@ -59,6 +59,9 @@ struct PinPlace {
   std::vector<unsigned> spread;  // ...or, where not empty (--spread), one CPU
                                  // each, round-robin in the order above
   unsigned per_cpu = 1;          // --spread=N: N consecutive threads per CPU
+  // No WHERE (pin --policy batch PID): every thread keeps the list it has,
+  // `cpus` and `spread` unused; only the scheduling request is set.
+  bool keep_cpus = false;
 };
 
 // Resolves a request once its target is held; whatever it reads of /proc

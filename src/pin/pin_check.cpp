@@ -57,6 +57,23 @@ CpuSet nodes_outside(const NodePages& anon, const CpuSet& nodes) {
   return out;
 }
 
+// Which part of the memory fails, for the target's line: the policy, the
+// pages, or what could not be read.
+std::string memory_verdict(const TargetCheck& c) {
+  if (!c.mem) return {};
+  bool unknown = false, policy = false, pages = false;
+  for (const auto& m : c.memory) {
+    unknown = unknown || !m.readable;
+    policy = policy || (m.readable && !m.policy_ok);
+    pages = pages || (m.readable && !m.pages_ok);
+  }
+  std::string out;
+  if (policy) out += ", memory policy not " + numa_maps_policy(c.mem->policy, c.mem->nodes);
+  if (pages) out += ", anonymous pages outside " + nodes_word(c.mem->nodes);
+  if (unknown) out += ", memory unknown";
+  return out;
+}
+
 std::string target_line(const TargetCheck& c, const SchedRequest& sched) {
   const auto& t = c.target;
   if (t.exited) return fmt::format("{}: exited during the check\n", t.request.id);
@@ -71,6 +88,8 @@ std::string target_line(const TargetCheck& c, const SchedRequest& sched) {
   if (sched.any())
     policy = c.off_policy.empty() ? ", with " + sched_request_text(sched)
                                   : fmt::format(", {} not with {}", c.off_policy.size(), sched_request_text(sched));
+  policy += memory_verdict(c);
+  if (t.place.keep_cpus) return fmt::format("{}: {}{}\n", t.request.id, what, policy);  // no WHERE: no CPUs asked
   if (c.outside.empty()) return fmt::format("{}: {} within {}{}\n", t.request.id, what, where, policy);
   return fmt::format("{}: {}, {} not within {}{}\n", t.request.id, what, c.outside.size(), where, policy);
 }
@@ -137,6 +156,12 @@ void env_json(JsonWriter& j, const TargetCheck& c) {
 }
 
 }  // namespace
+
+std::optional<MemExpect> mem_expect(MemPolicy policy, const CpuSet& nodes, bool mem_given, bool gpu_given,
+                                    bool migrate) {
+  if (!mem_given && !gpu_given && !migrate) return std::nullopt;
+  return MemExpect{policy, nodes, gpu_given || (mem_given && !migrate), migrate};
+}
 
 bool policy_matches(std::string_view policy, MemPolicy want, const CpuSet& nodes) {
   std::string_view mode = policy_mode(policy);
@@ -254,7 +279,8 @@ std::string check_json(const CheckReport& report) {
     j.begin_object();
     j.field("id", static_cast<long long>(t.request.id));
     j.field("scope", t.request.scope == PinScope::Thread ? "thread" : t.request.scope == PinScope::Tree ? "tree" : "process");
-    j.field("cpus", format_cpulist(t.place.cpus));
+    j.key("cpus");  // null without WHERE (the CPUs kept)
+    if (t.place.keep_cpus) j.null(); else j.value(format_cpulist(t.place.cpus));
     j.key("spread");
     if (t.place.spread.empty()) j.null(); else j.value(std::max(1u, t.place.per_cpu));
     j.field("exited", t.exited);

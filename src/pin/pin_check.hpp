@@ -35,6 +35,15 @@ struct MemExpect {
   bool pages_asked = false;
 };
 
+// What `pin --check` compares of memory, from its words: --mem alone, the
+// process's own policy (a process started by run --mem has it); --migrate,
+// what pin --migrate did: the anonymous pages on the nodes (a running
+// process's policy is its own, and pin leaves it as it was, so --mem with
+// --migrate names where the pages go, not a policy to find); --gpu, the
+// policy run --gpu sets, with --migrate the pages too. nullopt without any.
+std::optional<MemExpect> mem_expect(MemPolicy policy, const CpuSet& nodes, bool mem_given, bool gpu_given,
+                                    bool migrate);
+
 struct ThreadOutside {
   pid_t pid = 0, tid = 0;
   std::string name;  // "4250 (nginx)", escaped (thread_name)
@@ -124,7 +133,9 @@ std::string numa_maps_policy(MemPolicy policy, const CpuSet& nodes);
 
 // Text: a line per target ("4242: 3 threads within CPUs 0-3"; "4242: 3
 // threads, 1 not within CPUs 0-3"; with a scheduling request ", with policy
-// fifo:50" or ", 2 not with policy fifo:50"), a line per thread outside
+// fifo:50" or ", 2 not with policy fifo:50"; where the memory fails, which
+// part: ", memory policy not bind:0", ", anonymous pages outside node 0",
+// ", memory unknown"), a line per thread outside
 // ("  4250 (nginx): cpus 0-7, not within 0-3") and per thread under another
 // policy ("  4250 (nginx): policy other (asked: policy fifo:50)"), and with
 // --mem/--migrate a line per process; with `verbose` every thread's line

@@ -44,8 +44,9 @@ std::string format_target(const SysRoot& root, const TargetReport& t, bool verbo
   // With a policy: "policy fifo:50", and "changed" for a thread given either.
   std::string policy = sched.any() ? ", " + sched_request_text(sched) : std::string();
   const char* verb = sched.any() ? (dry_run ? "would change" : "changed") : (dry_run ? "would move" : "moved");
-  std::string out = fmt::format("{}: {} {} {}{}{} ({} {})\n", t.request.id, what, how,
-                                format_cpulist(t.place.cpus), keeps, policy, moved, verb);
+  std::string where = t.place.keep_cpus ? std::string("on the CPUs each had")
+                                        : fmt::format("{} {}", how, format_cpulist(t.place.cpus));
+  std::string out = fmt::format("{}: {} {}{}{} ({} {})\n", t.request.id, what, where, keeps, policy, moved, verb);
   if (!verbose) return out;
   bool tree = t.request.scope == PinScope::Tree;
   for (const auto& p : t.processes) {

@@ -70,6 +70,7 @@ public:
 
   std::string run(const PinReport& report) {
     for (const auto& target : report.targets) {
+      m_keep_cpus = target.place.keep_cpus;
       for (const auto& p : target.processes) {
         if (p.exited || !same(target, p)) continue;  // its IDs may belong to someone else now
         put_back_process(target, p);
@@ -80,6 +81,7 @@ public:
     // (from then on they fork on the old lists).
     for (const auto& target : report.targets) {
       if (target.request.scope != PinScope::Tree) continue;
+      m_keep_cpus = target.place.keep_cpus;
       std::set<pid_t> known;
       for (const auto& p : target.processes) known.insert(p.pid);
       for (const auto& p : target.processes) {
@@ -143,8 +145,10 @@ private:
   Undo inherited_undo(const ProcessMove& p, const CpuSet& after, const ThreadMove* t = nullptr) const {
     Undo u;
     u.created = true;
-    u.after = after;
-    u.restore = p.common_before;
+    if (!m_keep_cpus) {  // (a pin that keeps the CPUs gave it no list)
+      u.after = after;
+      u.restore = p.common_before;
+    }
     if (m_sched) {
       u.sched_after = t ? std::optional<SchedAttr>(t->sched_after) : std::nullopt;
       u.sched_restore = p.common_sched_before;
@@ -262,6 +266,7 @@ private:
   SchedOs& m_sched_os;
   const SchedRequest& m_request;
   const bool m_sched;  // the pin set policies too
+  bool m_keep_cpus = false;  // the target's pin left the CPU lists as they were (PinPlace::keep_cpus)
   std::vector<Stay> m_stays;
   std::vector<int> m_fds;  // the pidfds of forked processes, held to the end
   std::vector<pid_t> m_tids;

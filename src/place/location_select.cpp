@@ -105,8 +105,11 @@ private:
     auto it = std::find_if(m_topo.devices.begin(), m_topo.devices.end(),
                            [&](const Device& d) { return d.name == s.device; });
     if (it == m_topo.devices.end())
-      throw Error(ErrorKind::Runtime, fmt::format("device '{}' was not read", printable(s.device)),
-                  "read_location_devices reads the devices a location names before it is resolved");
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("affix placed near device '{}' without reading it first", printable(s.device)),
+                  fmt::format("a defect of affix: please report the command line; 'affix explain near:{}' shows "
+                              "where the device is",
+                              printable(s.device)));
     DevicePlace place = device_place(m_topo, *it);
     bool seen = std::any_of(m_near.begin(), m_near.end(),
                             [&](const NearDevice& n) { return n.device.name == it->name; });

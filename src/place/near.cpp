@@ -29,6 +29,14 @@ void read_location_devices(const SysRoot& root, const RequestLocations& location
   if (locations.exclude) read_named(root, *locations.exclude, topo);
 }
 
+Placement resolve_on_machine(const SysRoot& root, const PlacementRequest& request, Topology& topo,
+                             const EnvLookup& env) {
+  RequestLocations locations = parse_locations(request);
+  read_location_devices(root, locations, topo);
+  Allowed machine{topo.online, topo.node_set(), std::nullopt, "all-online", "all-nodes"};
+  return resolve(request, locations, topo, machine, env);
+}
+
 void read_request_gpus(const SysRoot& root, const PlacementRequest& request, Topology& topo) {
   if (request.gpu) topo.gpus = read_gpus(root);
 }

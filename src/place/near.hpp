@@ -15,6 +15,13 @@ namespace affix {
 // (devices.hpp) for the first that cannot be had.
 void read_location_devices(const SysRoot& root, const RequestLocations& locations, Topology& topo);
 
+// WHERE resolved against every online CPU and node of the machine, for what
+// is in no cgroup (pin --irq: an interrupt), the devices its near: steps name
+// read first (near:eth1 for eth1's own IRQs). Throws the resolver's errors
+// (a spec that does not parse first) and read_device's.
+Placement resolve_on_machine(const SysRoot& root, const PlacementRequest& request, Topology& topo,
+                             const EnvLookup& env);
+
 // With --gpu, the machine's GPUs (read_gpus, gpus.hpp) into topo.gpus;
 // without it nothing is read.
 void read_request_gpus(const SysRoot& root, const PlacementRequest& request, Topology& topo);

@@ -84,8 +84,8 @@ expect "pin --irq --tree" 2 "affix: error: --irq moves interrupts; it does not g
 $pin_hint" -- pin --irq --tree all 0
 expect "pin --irq --migrate" 2 "affix: error: --irq moves interrupts; it does not go with --migrate
 $pin_hint" -- pin --irq --migrate all 0
-expect "pin --irq without IRQs" 2 "affix: error: no IRQ or device given
-affix: hint: usage: affix pin [OPTIONS] WHERE PID...; see 'affix pin --help'" -- pin --irq all
+expect "pin --irq without IRQs" 2 "affix: error: no IRQ or device given: 'all' was read as WHERE
+affix: hint: WHERE comes first, then the IRQs or devices: 'affix pin --irq all all'" -- pin --irq all
 expect "pin --irq 99999" 2 "affix: error: IRQ 99999 does not exist
 $list_hint" -- pin --irq all 99999
 expect "pin --irq x1" 2 "affix: error: no IRQ or device named 'x1'
@@ -132,5 +132,31 @@ if [[ -n $irq ]]; then
 affix: hint: moving interrupts needs root (affix(1), PERMISSIONS)" "$out"
   check "pin --irq as nobody: nothing written" "$list" "$(</proc/irq/$irq/smp_affinity_list)"
   [[ $anyone == "$AFFIX" ]] || rm -rf "$(dirname "$anyone")"
+fi
+
+# --- A NIC's IRQs near the NIC (near:DEV DEV), where this machine has a NIC
+# with IRQs: the device near: names is read as for run and explain. Only
+# --dry-run and --check: nothing is written.
+nic=""
+for dev in $(jq -r '.[] | select(.device != null) | .device.names[]' <<<"$json" 2>/dev/null | sort -u); do
+  [[ -e /sys/class/net/$dev ]] || continue
+  "$AFFIX" explain "near:$dev" >/dev/null 2>&1 && { nic=$dev; break; }
+done
+# (tests/near_machine_test.cpp resolves near:eth1 on a capture, machine or not)
+if [[ -n $nic ]]; then
+  near_cpus=$("$AFFIX" explain --json "near:$nic" | jq -r .cpus)
+  nic_irqs=$(jq -r --arg d "$nic" '[.[] | select(.device != null and (.device.names | index($d))) | .irq] | length' <<<"$json")
+  before=$(for i in $(jq -r --arg d "$nic" '.[] | select(.device != null and (.device.names | index($d))) | .irq' <<<"$json"); do
+    cat /proc/irq/$i/smp_affinity_list; done)
+  out=$("$AFFIX" pin --irq --dry-run "near:$nic" "$nic" 2>&1); rc=$?
+  check "pin --irq --dry-run near:$nic $nic: exit 0" 0 "$rc"
+  check_match "pin --irq --dry-run near:$nic $nic: its IRQs on the NIC's CPUs" \
+    "$nic_irqs IRQ* on CPUs $near_cpus (* would move)*" "$out"
+  out=$("$AFFIX" pin --irq --check "near:$nic" "$nic" 2>&1); rc=$?
+  check_match "pin --irq --check near:$nic $nic: checked against the NIC's CPUs" \
+    "$nic_irqs IRQ*within CPUs $near_cpus*" "$out"
+  after=$(for i in $(jq -r --arg d "$nic" '.[] | select(.device != null and (.device.names | index($d))) | .irq' <<<"$json"); do
+    cat /proc/irq/$i/smp_affinity_list; done)
+  check "near:$nic: nothing written" "$before" "$after"
 fi
 exit $fail

@@ -78,13 +78,25 @@ run_affix pin --check --migrate all $PID
 check "--migrate: every anonymous page on the nodes: exit 0" 0 "$RC"
 check_match "--migrate: the pages" "*$PID: * anonymous pages, all on node* $nodes" "$OUT"
 run_affix pin --check --json --mem bind --migrate all $PID
-check "--json with --mem --migrate" "true bind:$nodes bind:$nodes 0" \
+check "--json with --mem --migrate: the pages, no policy asked (pin --migrate sets none)" "true bind:$nodes  0" \
   "$(jq -r '[.ok, .targets[0].memory[0].policy, .targets[0].memory[0].want_policy, .targets[0].memory[0].anon_outside] | join(" ")' <<< "$OUT")"
 stop $PID
 start plain threads_helper 1
 run_affix pin --check --mem bind all $PID
 check "--mem bind of a process with the default policy: exit 1" 1 "$RC"
-check_match "--mem bind: default named" "*$PID: memory policy default, not bind:$nodes" "$OUT"
+check "--mem bind: default named, and the target's line says it is the policy" "$PID: 1 thread within CPUs 0-1, memory policy not bind:$nodes
+  $PID: memory policy default, not bind:$nodes" "$OUT"
+# pin --mem bind --migrate moves the pages and leaves the process's own policy
+# (default) as it is: --check with the same words checks what pin did.
+run_affix pin all --mem bind --migrate $PID
+check "pin --mem bind --migrate of a default-policy process: exit 0" 0 "$RC"
+run_affix pin --check all --mem bind --migrate $PID
+check "--check with pin's words after it: exit 0" 0 "$RC"
+check_match "--check with pin's words: the CPUs and the pages" "$PID: 1 thread within CPUs 0-1
+  $PID: * anonymous page*, all on node $nodes" "$OUT"
+run_affix pin --check --json all --mem bind --migrate $PID
+check "--check --json with pin's words: ok, no policy asked, the pages ok" "true  true true" \
+  "$(jq -r '[.ok, .targets[0].memory[0].want_policy, .targets[0].memory[0].policy_ok, .targets[0].memory[0].pages_ok] | join(" ")' <<< "$OUT")"
 
 # --- Usage ----------------------------------------------------------------
 run_affix pin --check --dry-run 0 $PID

@@ -36,4 +36,31 @@ run_affix pin --spread 0-1 $PID
 check "--spread over 2 CPUs of a GOMAXPROCS=4 process" \
   "affix: warning: $PID was started with GOMAXPROCS=4; it now has 1 CPU (restart it under 'affix --env', or set GOMAXPROCS)" "$ERR"
 stop $PID
+# A Go program started without GOMAXPROCS: Go sized GOMAXPROCS at its start
+# from the CPUs it had. The stand-ins (tests/helpers/go_*_helper.cpp) carry
+# the ELF section .go.buildinfo a Go executable has, so no Go toolchain is
+# needed here.
+had=$(nproc)
+start goold go_old_helper
+run_affix pin 0 $PID
+check "Go 1.22 without GOMAXPROCS pinned to one CPU: exit 0" 0 "$RC"
+check "Go 1.22 without GOMAXPROCS: the warning says what to set" \
+  "affix: warning: $PID is a Go program (go1.22.1) started without GOMAXPROCS: Go sized GOMAXPROCS once, at its start, to the CPUs it had then ($had before this pin); it now has 1 CPU (restart it with GOMAXPROCS=1, or under 'affix --env')" "$ERR"
+run_affix pin all $PID
+check "given more CPUs again: no warning" "0 " "$RC $ERR"
+stop $PID
+GOMAXPROCS=2 start gomax go_old_helper
+run_affix pin 0 $PID
+check "Go with GOMAXPROCS=2: the GOMAXPROCS warning alone" \
+  "affix: warning: $PID was started with GOMAXPROCS=2; it now has 1 CPU (restart it under 'affix --env', or set GOMAXPROCS)" "$ERR"
+stop $PID
+start gonew go_new_helper
+run_affix pin 0 $PID
+check "Go 1.25 follows its CPU list itself: no warning" "0 " "$RC $ERR"
+stop $PID
+GODEBUG=updatemaxprocs=0 start gonewoff go_new_helper
+run_affix pin 0 $PID
+check "Go 1.25 with GODEBUG=updatemaxprocs=0: the warning" \
+  "affix: warning: $PID is a Go program (go1.25.0) started without GOMAXPROCS: Go sized GOMAXPROCS once, at its start, to the CPUs it had then ($had before this pin); it now has 1 CPU (restart it with GOMAXPROCS=1, or under 'affix --env')" "$ERR"
+stop $PID
 finish

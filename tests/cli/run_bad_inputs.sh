@@ -153,6 +153,17 @@ row 125 "affix: error: no location given
 $run_hint" "$AFFIX"
 row 125 "affix: error: no command given to run at 'all'
 $run_hint" "$AFFIX" run all
+# No WHERE before the command (--slice rank, --gpu as a launcher's line has
+# them): the command was read as WHERE, and the hint offers 'all'.
+row 125 "affix: error: no command given to run: './omp' was read as WHERE
+affix: hint: WHERE comes before the command, and 'all' is every CPU affix may use: 'affix --slice rank all -- ./omp'" \
+  "$AFFIX" --slice rank -- ./omp
+row 125 "affix: error: no command given to run: './omp' was read as WHERE
+affix: hint: WHERE comes before the command, and 'all' is every CPU affix may use: 'affix --gpu closest all ./omp'" \
+  "$AFFIX" --gpu closest ./omp
+row 125 "affix: error: no command given to run: '$marker' was read as WHERE
+affix: hint: WHERE comes before the command, and 'all' is every CPU affix may use: 'affix --slice 0/2 all $marker'" \
+  "$AFFIX" run --slice 0/2 "$marker"
 row 125 "affix: error: option '-n' needs a value
 $run_hint" "$AFFIX" all -n
 row 1 "affix: error: $tmp/none: no such directory" "$AFFIX" explain --root "$tmp/none" all
