@@ -23,6 +23,11 @@ struct ShieldOs {
   FilesOs& files;
   IrqOs& irqs;
   ChildOs& programs;  // systemctl, where systemd runs the machine
+  // The CPUs a shield's command is given (its affinity set to the shield's
+  // CPUs, whatever it inherited: taskset's mask would narrow them), and the
+  // online CPUs (under systemd the command's mask before it joins the slice).
+  AffinityOs* affinity = nullptr;
+  CpuSet online{};
 };
 
 struct MadeShield {
@@ -51,6 +56,11 @@ struct Removal {
 // shields still need are handed over to one of them. The record's file is
 // removed where everything was put back, else rewritten with what was not.
 Removal remove_shield(ShieldOs& os, const ShieldRecord& record);
+
+// What remove_shield would do now, one line each, last change first
+// ("undo: ...", "hand over to shield B: ...", "leave ...: why"), for
+// --off --dry-run; nothing is written.
+std::vector<std::string> removal_plan(ShieldOs& os, const ShieldRecord& record);
 
 // "; every change was put back" / "; not everything was put back: ..." for
 // a message, from a removal.

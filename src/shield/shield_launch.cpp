@@ -25,7 +25,7 @@ ShieldRecord current_record(ShieldOs& os, const ShieldRecord& shield) {
 }  // namespace
 
 ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vector<std::string>& command,
-                        unsigned long long launcher_start) {
+                        unsigned long long launcher_start, const std::function<void()>& before_removal) {
   ShieldRun run;
   const bool systemd = shield.layout == ShieldLayout::Systemd;
   pid_t pid = os.programs.start_held(systemd ? in_slice(shield.unit, command) : command);
@@ -44,13 +44,31 @@ ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vec
                   "the kernel refused to move it into the shield; the command was not started");
     }
   }
+  // The command inherited affix's own mask (taskset -c 0,6 affix shield
+  // 6-7 -- cmd): since Linux 6.2 the kernel keeps a mask a user set and
+  // gives a task moved into a cpuset only the CPUs of both (CPU 6 alone).
+  // It gets the shield's CPUs, all of them: set here, in the shield (under
+  // systemd every online CPU, which the slice's cpuset then narrows).
+  if (os.affinity) {
+    const CpuSet& cpus = systemd && !os.online.empty() ? os.online : shield.cpus;
+    if (int err = os.affinity->set_affinity(pid, cpus); err != 0) {
+      os.programs.abandon(pid);
+      Removal removal = remove_shield(os, current_record(os, shield));
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("cannot give the command CPUs {}: {}{}", format_cpulist(cpus), errno_text(err),
+                              removal_phrase(removal)),
+                  "the kernel refused sched_setaffinity on the command; it was not started");
+    }
+  }
   record_launcher(os, shield, os.programs.own_pid(), launcher_start, pid);
   if (int err = os.programs.release(pid); err != 0) {
     run.exec_error = err;
+    if (before_removal) before_removal();
     run.removal = remove_shield(os, current_record(os, shield));
     return run;
   }
   run.status = os.programs.wait_passing_signals(pid);
+  if (before_removal) before_removal();
   run.removal = remove_shield(os, current_record(os, shield));
   return run;
 }
