@@ -30,6 +30,7 @@ ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vec
   const bool systemd = shield.layout == ShieldLayout::Systemd;
   pid_t pid = os.programs.start_held(systemd ? in_slice(shield.unit, command) : command);
   if (pid < 0) {
+    if (before_removal) before_removal();
     Removal removal = remove_shield(os, current_record(os, shield));
     throw Error(ErrorKind::Runtime, fmt::format("cannot start the command: fork: {}{}", errno_text(-pid), removal_phrase(removal)),
                 "the machine is out of processes or memory");
@@ -37,6 +38,7 @@ ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vec
   if (!systemd) {
     if (int err = os.files.write(shield.cgroup + "/cgroup.procs", std::to_string(pid)); err != 0) {
       os.programs.abandon(pid);
+      if (before_removal) before_removal();
       Removal removal = remove_shield(os, current_record(os, shield));
       throw Error(ErrorKind::Runtime,
                   fmt::format("cannot put the command into {}: {}{}", printable(shield.cgroup + "/cgroup.procs"),
@@ -53,6 +55,7 @@ ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vec
     const CpuSet& cpus = systemd && !os.online.empty() ? os.online : shield.cpus;
     if (int err = os.affinity->set_affinity(pid, cpus); err != 0) {
       os.programs.abandon(pid);
+      if (before_removal) before_removal();
       Removal removal = remove_shield(os, current_record(os, shield));
       throw Error(ErrorKind::Runtime,
                   fmt::format("cannot give the command CPUs {}: {}{}", format_cpulist(cpus), errno_text(err),
