@@ -100,11 +100,12 @@ TEST_CASE("two --irqs shields removed in either order: every IRQ back as the fir
   }
 }
 
-TEST_CASE("shield -- cmd: the command gets every CPU of the shield, whatever mask affix inherited", "[shield]") {
+TEST_CASE("shield -- cmd: the command's inherited mask is replaced by every online CPU in the shield", "[shield]") {
   ShieldWorld w;
   affix::test::FakeAffinity cpus;
   cpus.affinity[w.child.child] = shield_cpus("0,6");  // forked under taskset -c 0,6
   w.os.affinity = &cpus;
+  w.os.online = shield_cpus("0-7");
   MadeShield made = make_shield(
       w.os, plan_shield(w.machine(), ShieldRequest{shield_cpus("6-7"), std::nullopt, false, false, ""}), shield_cpus("0-7"));
   w.fs.cgroup_of[w.child.child] = "/sys/fs/cgroup";
@@ -116,7 +117,10 @@ TEST_CASE("shield -- cmd: the command gets every CPU of the shield, whatever mas
   int took = 0;
   ShieldRun run = run_in_shield(w.os, made.record, {"./cmd"}, 1, [&] { ++took; });
   CHECK(seen_cgroup == "/sys/fs/cgroup/affix-shield-1");
-  CHECK(seen_cpus == "6-7");  // before it execs
+  // Before it execs, its mask is every online CPU, not 0,6: the kernel
+  // narrows it to the shield's 6-7 (and gives it 0-7 back after --off).
+  CHECK(seen_cpus == "0-7");
+  CHECK(cpus.set_affinity_calls == std::vector<pid_t>{w.child.child});
   CHECK(took == 1);           // the lock taken again before the removal
   CHECK(run.removal.left.empty());
 }

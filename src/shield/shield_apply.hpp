@@ -23,9 +23,9 @@ struct ShieldOs {
   FilesOs& files;
   IrqOs& irqs;
   ChildOs& programs;  // systemctl, where systemd runs the machine
-  // The CPUs a shield's command is given (its affinity set to the shield's
-  // CPUs, whatever it inherited: taskset's mask would narrow them), and the
-  // online CPUs (under systemd the command's mask before it joins the slice).
+  // A shield's command gets every online CPU as its mask, whatever it
+  // inherited (taskset's mask would narrow the shield's CPUs); the shield's
+  // cpuset narrows it to the shield's CPUs.
   AffinityOs* affinity = nullptr;
   CpuSet online{};
 };

@@ -49,10 +49,12 @@ ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vec
   // The command inherited affix's own mask (taskset -c 0,6 affix shield
   // 6-7 -- cmd): since Linux 6.2 the kernel keeps a mask a user set and
   // gives a task moved into a cpuset only the CPUs of both (CPU 6 alone).
-  // It gets the shield's CPUs, all of them: set here, in the shield (under
-  // systemd every online CPU, which the slice's cpuset then narrows).
+  // Its mask is every online CPU, which the shield's cpuset narrows to the
+  // shield's CPUs, all of them (not the shield's CPUs themselves: the kernel
+  // would keep those as its mask after --off, and a command left in the
+  // shield would stay on them).
   if (os.affinity) {
-    const CpuSet& cpus = systemd && !os.online.empty() ? os.online : shield.cpus;
+    const CpuSet& cpus = os.online.empty() ? shield.cpus : os.online;
     if (int err = os.affinity->set_affinity(pid, cpus); err != 0) {
       os.programs.abandon(pid);
       if (before_removal) before_removal();
