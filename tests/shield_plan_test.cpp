@@ -181,10 +181,16 @@ TEST_CASE("slices: systemd's levels, its unit, the command in a scope of it", "[
         "# /etc/systemd/system/system.slice.d/50-affix-shield.conf\n[Slice]\nAllowedCPUs=0-3\n"
         "# /etc/systemd/system/user.slice.d/50-affix-shield.conf\n[Slice]\nAllowedCPUs=0-3\n"
         "# /etc/systemd/system/init.scope.d/50-affix-shield.conf\n[Scope]\nAllowedCPUs=0-3\n"
-        "# the shielded service's own unit\n[Service]\nAllowedCPUs=4-7\n");
+        "# /etc/systemd/system/shielded.slice: the shield's own slice\n[Slice]\nAllowedCPUs=4-7\n"
+        "# the shielded service's own unit (or its drop-in SERVICE.service.d/50-affix-shield.conf)\n"
+        "[Service]\nSlice=shielded.slice\nAllowedCPUs=4-7\n"
+        "# then: systemctl daemon-reload; systemctl restart SERVICE\n"
+        "# check: systemctl show -p Slice -p EffectiveCPUs SERVICE  (Slice=shielded.slice, EffectiveCPUs=4-7)\n"
+        "#        affix pin --check 4-7 $(systemctl show -p MainPID --value SERVICE)\n");
   CpuSet nodes = cpus("1");
-  CHECK(systemd_shield_lines(cpus("4-7"), cpus("0-3"), &nodes).find("AllowedCPUs=4-7\nAllowedMemoryNodes=1\n") !=
-        std::string::npos);
+  const std::string with_nodes = systemd_shield_lines(cpus("4-7"), cpus("0-3"), &nodes);
+  CHECK(with_nodes.find("[Slice]\nAllowedCPUs=4-7\nAllowedMemoryNodes=1\n") != std::string::npos);
+  CHECK(with_nodes.find("[Service]\nSlice=shielded.slice\nAllowedCPUs=4-7\nAllowedMemoryNodes=1\n") != std::string::npos);
 }
 
 TEST_CASE("machine: cgroup2 with cpuset, systemd, cgroup v1, neither", "[shield]") {

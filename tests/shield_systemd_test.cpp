@@ -8,6 +8,7 @@
 #include "shield_apply.hpp"
 #include "shield_launch.hpp"
 #include "shield_plan.hpp"
+#include "shield_systemd.hpp"
 #include "shield_world.hpp"
 
 using namespace affix;
@@ -90,4 +91,91 @@ TEST_CASE("shield systemd: the command runs in a scope of the slice, through sys
   CHECK(run.status == 7);
   CHECK(run.removal.left.empty());
   CHECK_FALSE(w.fs.exists(k_slice));
+}
+
+TEST_CASE("shield systemd: names escaped as systemd-escape does, one level below affix.slice", "[shield]") {
+  CHECK(systemd_escape("db-2") == "db\\x2d2");
+  CHECK(systemd_escape("shield-1") == "shield\\x2d1");
+  CHECK(systemd_escape("a/b") == "a-b");
+  CHECK(systemd_escape(".x_y:z.w") == "\\x2ex_y:z.w");
+  CHECK(systemd_escape("é") == "\\xc3\\xa9");
+  CHECK(shield_slice_unit("affix-shield-1") == "affix-shield-1.slice");  // a default name
+  CHECK(shield_slice_unit("db") == "affix-db.slice");
+  CHECK(shield_slice_unit("db-2") == "affix-db\\x2d2.slice");
+  CHECK(shield_slice_unit("shield-1") == "affix-shield\\x2d1.slice");  // not default shield 1's
+  CHECK(shield_slice_unit("affix-shield-01") == "affix-affix\\x2dshield\\x2d01.slice");
+  CHECK(slice_cgroup("/sys/fs/cgroup", shield_slice_unit("db-2")) == "/sys/fs/cgroup/affix.slice/affix-db\\x2d2.slice");
+
+  // db and db-2 side by side: neither in the other.
+  ShieldWorld w("systemd");
+  make_shield(w.os, plan_shield(w.machine(), ShieldRequest{shield_cpus("6-7"), std::nullopt, false, false, "db"}),
+              shield_cpus("0-7"));
+  ShieldPlan two = plan_shield(w.machine(), ShieldRequest{shield_cpus("4-5"), std::nullopt, false, false, "db-2"});
+  CHECK(two.record.unit == "affix-db\\x2d2.slice");
+  CHECK(two.record.cgroup == "/sys/fs/cgroup/affix.slice/affix-db\\x2d2.slice");
+}
+
+TEST_CASE("shield systemd: a name whose slice holds another shield's is refused", "[shield]") {
+  ShieldWorld w("systemd");
+  make_shield(w.os, plan_for(w, "6-7"), shield_cpus("0-7"));
+  try {
+    plan_shield(w.machine(), ShieldRequest{shield_cpus("4-5"), std::nullopt, false, false, "shield"});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Usage);
+    CHECK(std::string(e.what()) ==
+          "invalid --name 'shield': under systemd its slice, affix-shield.slice, is the one every default shield's slice "
+          "is in (systemd reads each '-' of a slice's name as a level)");
+  }
+  // A record from before the escaping, whose slice is affix-db.slice/affix-db-2.slice: db would hold it.
+  ShieldRecord old;
+  old.name = "old";
+  old.layout = ShieldLayout::Systemd;
+  old.cgroup = "/sys/fs/cgroup/affix.slice/affix-db.slice/affix-db-2.slice";
+  old.unit = "affix-db-2.slice";
+  old.cpus = shield_cpus("3");
+  old.made = 9;
+  w.fs.file("/run/affix/shields/old", record_text(old));
+  std::vector<std::string> bad;
+  REQUIRE(read_records(w.fs, bad).size() == 2);
+  try {
+    plan_shield(w.machine(), ShieldRequest{shield_cpus("4-5"), std::nullopt, false, false, "db"});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) ==
+          "invalid --name 'db': under systemd its slice, affix-db.slice, and shield old's, affix-db-2.slice, would be "
+          "one in the other (systemd reads each '-' of a slice's name as a level)");
+  }
+}
+
+TEST_CASE("shield systemd: --off moves the slice's processes out before it stops the slice", "[shield]") {
+  ShieldWorld w("systemd");
+  make_shield(w.os, plan_for(w, "4-7"), shield_cpus("0-7"));
+  w.fs.make_dir(k_slice + "/run-r1.scope");
+  w.fs.cgroup_of[700] = k_slice + "/run-r1.scope";
+  w.fs.cgroup_of[701] = k_slice;
+  std::vector<std::string> at_stop;
+  w.child.on_program = [&](const Argv& argv) -> std::optional<int> {
+    if (argv.size() == 3 && argv[1] == "stop")
+      at_stop = {w.fs.cgroup_of[700], w.fs.cgroup_of[701]};
+    return w.systemd(argv);
+  };
+  Removal r = remove_shield(w.os, *read_record(w.fs, "affix-shield-1"));
+  // systemd would kill what is in the slice when it stops: nothing is.
+  CHECK(at_stop == std::vector<std::string>{"/sys/fs/cgroup", "/sys/fs/cgroup"});
+  CHECK(r.notes == std::vector<std::string>{"2 processes still in " + k_slice + " moved out to the rest of the machine"});
+}
+
+TEST_CASE("shield systemd: a slice unit affix did not write is left alone", "[shield]") {
+  ShieldWorld w("systemd");
+  w.fs.file("/run/systemd/system/affix-db.slice", "[Slice]\n");
+  try {
+    make_shield(w.os, plan_shield(w.machine(), ShieldRequest{shield_cpus("6-7"), std::nullopt, false, false, "db"}),
+                shield_cpus("0-7"));
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "cannot write /run/systemd/system/affix-db.slice: a unit of that name is there "
+                                   "already; the shield was removed, every change put back");
+  }
+  CHECK(w.fs.files["/run/systemd/system/affix-db.slice"] == "[Slice]\n");
 }

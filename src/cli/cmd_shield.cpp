@@ -19,6 +19,7 @@
 #include "proc.hpp"
 #include "resolver.hpp"
 #include "shield_launch.hpp"
+#include "shield_lock.hpp"
 #include "shield_machine.hpp"
 #include "shield_output.hpp"
 #include "shield_status.hpp"
@@ -65,15 +66,22 @@ int shield_off(const CommandLine& cl) {
                 fmt::format("shield {} is in use: affix {} runs command {} in it, and removes it when that ends", name,
                             rec->launcher, rec->command),
                 fmt::format("end the command, or send affix {} SIGTERM (it passes it on)", rec->launcher));
+  LinuxIrqOs irqs(root);
+  ShieldOs os{files, irqs, linux_os()};
   if (cl.dry_run) {
-    std::string out = fmt::format("{}: would undo, last change first:\n", shield_label(*rec));
-    for (auto it = rec->ops.rbegin(); it != rec->ops.rend(); ++it) out += "  undo: " + describe_step(ShieldStep{ShieldStepKind::Change, *it}) + "\n";
+    std::string out = fmt::format("{}: --off would, last change first:\n", shield_label(*rec));
+    for (const auto& line : removal_plan(os, *rec)) out += "  " + line + "\n";
     std::fputs(out.c_str(), stdout);
     return k_exit_ok;
   }
   check_may_write(files, k_record_dir);
-  LinuxIrqOs irqs(root);
-  ShieldOs os{files, irqs, linux_os()};
+  ShieldLock lock(root);
+  lock.take();
+  // Read again under the lock: another affix may have removed it, or handed
+  // it changes, meanwhile.
+  rec = read_record(files, name);
+  if (!rec)
+    throw Error(ErrorKind::Runtime, fmt::format("no shield named {}", name), "'affix show --shield' lists the shields");
   linux_os().hold_signals();
   Removal removal = remove_shield(os, *rec);
   for (const auto& n : removal.notes) print_warning(n);
@@ -110,11 +118,18 @@ int shield_make(const CommandLine& cl) {
     return k_exit_ok;
   }
   check_may_write(files, m.cgroup_root);
+  // One shield change at a time: the machine is read again, and the shield
+  // planned again, under the lock (another affix shield may have made one).
+  ShieldLock lock(root);
+  lock.take();
+  m = read_shield_machine(root, files);
+  plan = plan_shield(m, sr);
   LinuxIrqOs irqs(root);
   LinuxOs& kernel = linux_os();
-  ShieldOs os{files, irqs, kernel};
+  ShieldOs os{files, irqs, kernel, &kernel, m.online};
   kernel.hold_signals();  // a shield is made and removed whole
   MadeShield made = make_shield(os, plan, m.online);
+  lock.release();
   if (cl.verbose) std::fputs(format_plan(plan).c_str(), stderr);
   for (const auto& w : made.warnings) print_warning(w);
   if (cl.rest.empty()) {
@@ -122,7 +137,8 @@ int shield_make(const CommandLine& cl) {
     return k_exit_ok;
   }
   auto self = read_stat(root, "proc/self");
-  ShieldRun run = run_in_shield(os, made.record, cl.rest, self ? self->start_time : 0);
+  ShieldRun run = run_in_shield(os, made.record, cl.rest, self ? self->start_time : 0, [&] { lock.take(); });
+  lock.release();
   for (const auto& n : run.removal.notes) print_warning(n);
   int status = run.status;
   if (run.exec_error != 0) {
@@ -133,11 +149,12 @@ int shield_make(const CommandLine& cl) {
   if (!run.removal.left.empty()) {
     std::string left;
     for (const auto& l : run.removal.left) left += (left.empty() ? "" : "; ") + l;
-    print_error(Error(ErrorKind::Runtime, fmt::format("shield {} was not removed whole after the command: {}",
-                                                      made.record.name, left),
+    // The command's status stands: it ran, and ended; the message says
+    // why the shield stayed.
+    print_error(Error(ErrorKind::Runtime, fmt::format("shield {} stayed after the command (exit status {}): {}",
+                                                      made.record.name, status, left),
                       fmt::format("its record {} keeps what is left; 'affix shield --off {}' tries again",
                                   record_path(made.record.name), made.record.name)));
-    return k_exit_run_failed;
   }
   return status;
 }

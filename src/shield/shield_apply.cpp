@@ -81,6 +81,10 @@ MadeShield make_shield(ShieldOs& os, const ShieldPlan& plan, const CpuSet& onlin
       Op op = step.op;
       if (op.kind == OpKind::SystemSet && os.files.exists(op.path)) continue;  // another shield's
       if (op.kind == OpKind::Controller && lists_word(os.files.read(op.path).value_or(""), op.value)) continue;
+      // A unit that is there already is not affix's: never recorded, never removed.
+      if (op.kind == OpKind::Unit && os.files.exists(op.path))
+        throw Error(ErrorKind::Runtime, fmt::format("cannot write {}: a unit of that name is there already", printable(op.path)),
+                    "affix shield did not make it (no record of it): give another --name, or remove it");
       read_before(os.files, op);
       if (!recorded_after(op.kind)) record_op(os, rec, op);
       make_op(os, op, others);
@@ -91,6 +95,10 @@ MadeShield make_shield(ShieldOs& os, const ShieldPlan& plan, const CpuSet& onlin
       throw Error(e.kind(), std::string(e.what()) + removal_phrase(removal), e.hint());
     }
   }
+  // Read back before "made": a partition that went invalid after its
+  // verdict (a change made meanwhile) is no shield.
+  for (const ShieldStep& step : plan.steps)
+    if (step.kind == ShieldStepKind::Verdict) check_verdict(os, rec, step.op.path);
   return made;
 }
 

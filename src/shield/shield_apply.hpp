@@ -23,6 +23,11 @@ struct ShieldOs {
   FilesOs& files;
   IrqOs& irqs;
   ChildOs& programs;  // systemctl, where systemd runs the machine
+  // A shield's command gets every online CPU as its mask, whatever it
+  // inherited (taskset's mask would narrow the shield's CPUs); the shield's
+  // cpuset narrows it to the shield's CPUs.
+  AffinityOs* affinity = nullptr;
+  CpuSet online{};
 };
 
 struct MadeShield {
@@ -51,6 +56,11 @@ struct Removal {
 // shields still need are handed over to one of them. The record's file is
 // removed where everything was put back, else rewritten with what was not.
 Removal remove_shield(ShieldOs& os, const ShieldRecord& record);
+
+// What remove_shield would do now, one line each, last change first
+// ("undo: ...", "hand over to shield B: ...", "leave ...: why"), for
+// --off --dry-run; nothing is written.
+std::vector<std::string> removal_plan(ShieldOs& os, const ShieldRecord& record);
 
 // "; every change was put back" / "; not everything was put back: ..." for
 // a message, from a removal.

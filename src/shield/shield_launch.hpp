@@ -8,6 +8,7 @@
 // the shield's record: a launcher killed with SIGKILL leaves the shield,
 // which show --shield then lists and --off removes.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,11 @@ struct ShieldRun {
 };
 
 // Runs `command` in the shield `made` made. `launcher_start` is affix's
-// own start time (its stat), kept in the record. Throws Error(Runtime)
-// where the command cannot be started (every change then undone).
+// own start time (its stat), kept in the record; `before_removal` runs
+// once the command ended, before the shield is removed (takes the lock on
+// shield changes). Throws Error(Runtime) where the command cannot be
+// started (every change then undone).
 ShieldRun run_in_shield(ShieldOs& os, const ShieldRecord& shield, const std::vector<std::string>& command,
-                        unsigned long long launcher_start);
+                        unsigned long long launcher_start, const std::function<void()>& before_removal = {});
 
 }  // namespace affix

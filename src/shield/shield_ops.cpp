@@ -1,5 +1,6 @@
 #include "shield_ops.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -58,6 +59,28 @@ void make_system_set(ShieldOs& os, const Op& op, const std::vector<ShieldRecord>
 }
 
 }  // namespace
+
+std::string controller_user(FilesOs& files, const std::string& subtree_control, const std::string& controller,
+                            const std::vector<std::string>& going) {
+  const std::string dir = parent_of(subtree_control);
+  const std::string prefix = controller + ".";
+  for (const auto& name : files.list(dir)) {
+    const std::string child = dir + "/" + name;
+    if (!files.exists(child + "/cgroup.procs")) continue;  // a file, not a cgroup
+    if (std::find(going.begin(), going.end(), child) != going.end()) continue;
+    if (lists_word(files.read(child + "/cgroup.subtree_control").value_or(""), controller))
+      return fmt::format("{} gives {} to its own cgroups", printable(child), controller);
+    for (const char* file : {"cpus", "mems", "cpus.exclusive"}) {
+      auto text = files.read(child + "/" + prefix + file);
+      if (text && !trim_space(*text).empty())
+        return fmt::format("{} has its own {}{} ({})", printable(child), prefix, file, printable(trim_space(*text)));
+    }
+    auto partition = files.read(child + "/" + prefix + "cpus.partition");
+    if (partition && !trim_space(*partition).empty() && trim_space(*partition) != "member")
+      return fmt::format("{} is a partition ({})", printable(child), printable(trim_space(*partition)));
+  }
+  return {};
+}
 
 bool lists_word(std::string_view text, std::string_view word) {
   size_t i = 0;
@@ -212,6 +235,12 @@ std::string undo_op(ShieldOs& os, const Op& op, bool last_shield, std::vector<st
     }
     case OpKind::Controller:
       if (!last_shield) return {};
+      // Turning it off would delete the cpuset of every cgroup made since
+      // that set its own (their programs would get every CPU, silently).
+      if (std::string user = controller_user(f, op.path, op.value); !user.empty()) {
+        notes.push_back(fmt::format("{} stays on in {}: {}", op.value, printable(op.path), user));
+        return {};
+      }
       if (int err = f.write(op.path, "-" + op.value); err != 0)
         return failed(fmt::format("{} keeps +{}", printable(op.path), op.value), err);
       return {};
@@ -253,6 +282,22 @@ std::string undo_op(ShieldOs& os, const Op& op, bool last_shield, std::vector<st
       return {};
     }
     case OpKind::Start: {
+      // Stopping a slice kills what runs in it: its processes (in the
+      // slice's cgroup, or a scope's below it) join the rest of the machine
+      // first, the root cgroup.
+      if (!op.value.empty() && f.exists(op.value)) {
+        const std::string root = op.value.substr(0, op.value.find("/affix.slice"));
+        std::vector<std::string> dirs{op.value};
+        for (size_t i = 0; i < dirs.size(); ++i)
+          for (const auto& name : f.list(dirs[i]))
+            if (f.exists(dirs[i] + "/" + name + "/cgroup.procs")) dirs.push_back(dirs[i] + "/" + name);
+        size_t moved = 0;
+        std::vector<pid_t> stayed;
+        for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) moved += move_tasks(f, *it, root, stayed);
+        if (moved > 0)
+          notes.push_back(fmt::format("{} still in {} moved out to the rest of the machine",
+                                      plural(moved, "process", "processes"), printable(op.value)));
+      }
       int status = run(os, systemctl("stop", op.path));
       if (status != 0) return failed_run(fmt::format("{} stays started: 'systemctl stop' failed", printable(op.path)), status);
       return {};

@@ -30,6 +30,14 @@ std::string undo_op(ShieldOs& os, const Op& op, bool last_shield, std::vector<st
 // (kernel threads bound to CPUs: EINVAL) go to `stayed`. The number moved.
 size_t move_tasks(FilesOs& files, const std::string& from, const std::string& to, std::vector<pid_t>& stayed);
 
+// Who still uses `controller` that a cgroup.subtree_control gives to its
+// cgroup's children: "" where no child does, else "DIR has its own
+// cpuset.cpus (0-1)" (a child that set a file of it, made a partition of
+// itself, or gives it on to its own children); the cgroups in `going`
+// (those the removal takes away first) do not count.
+std::string controller_user(FilesOs& files, const std::string& subtree_control, const std::string& controller,
+                            const std::vector<std::string>& going = {});
+
 // Whether `word` is one of the blank-separated words of `text` (a
 // cgroup.controllers or cgroup.subtree_control).
 bool lists_word(std::string_view text, std::string_view word);

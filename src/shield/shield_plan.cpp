@@ -51,6 +51,30 @@ void plan_cgroup2(const ShieldMachine& m, ShieldPlan& plan) {
   plan.steps.push_back(ShieldStep{ShieldStepKind::Verdict, Op{OpKind::Write, r.cgroup + "/cpuset.cpus.partition", {}, {}}});
 }
 
+// Whether slice `a` is `b`, or one holds the other (systemd.slice(5): each
+// '-' of a slice's name a level).
+bool slices_nest(const std::string& a, const std::string& b) {
+  std::string x = a.substr(0, a.size() - 6), y = b.substr(0, b.size() - 6);  // without ".slice"
+  if (x.size() > y.size()) std::swap(x, y);
+  return x == y || y.compare(0, x.size() + 1, x + "-") == 0;
+}
+
+void check_slice_name(const ShieldMachine& m, const std::string& name) {
+  const std::string unit = shield_slice_unit(name);
+  if (!default_shield_name(name) && slices_nest(unit, "affix-shield-1.slice"))
+    throw Error(ErrorKind::Usage,
+                fmt::format("invalid --name '{}': under systemd its slice, {}, is the one every default shield's slice "
+                            "is in (systemd reads each '-' of a slice's name as a level)", printable(name), unit),
+                "give another --name");
+  for (const auto& r : m.records)
+    if (!r.unit.empty() && slices_nest(unit, r.unit))
+      throw Error(ErrorKind::Usage,
+                  fmt::format("invalid --name '{}': under systemd its slice, {}, and shield {}'s, {}, would be one in "
+                              "the other (systemd reads each '-' of a slice's name as a level)",
+                              printable(name), unit, printable(r.name), printable(r.unit)),
+                  "give another --name");
+}
+
 void plan_systemd(const ShieldMachine& m, ShieldPlan& plan) {
   const ShieldRecord& r = plan.record;
   if (!m.has_exclusive)
@@ -133,6 +157,7 @@ ShieldPlan plan_shield(const ShieldMachine& m, const ShieldRequest& req) {
                 fmt::format("shielding CPUs {} leaves no online CPU to the rest of the machine", format_cpulist(req.cpus)),
                 "leave at least one online CPU outside every shield: PID 1 and the kernel's own threads need one");
   r.layout = *m.layout;
+  if (r.layout == ShieldLayout::Systemd) check_slice_name(m, r.name);
   for (const auto& other : m.records) r.made = std::max(r.made, other.made);
   ++r.made;
   r.cpus = req.cpus;

@@ -4,8 +4,33 @@
 
 namespace affix {
 
+std::string systemd_escape(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '/') out += '-';
+    else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '_' ||
+             (c == '.' && i > 0))
+      out += static_cast<char>(c);
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
+bool default_shield_name(std::string_view name) {
+  constexpr std::string_view prefix = "affix-shield-";
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return false;
+  for (char c : name.substr(prefix.size()))
+    if (c < '0' || c > '9') return false;
+  return name[prefix.size()] != '0';
+}
+
 std::string shield_slice_unit(const std::string& name) {
-  return (name.rfind("affix-", 0) == 0 ? name : "affix-" + name) + ".slice";
+  // The default names keep their slice below affix-shield.slice; every
+  // other name is one level below affix.slice, escaped as systemd-escape
+  // escapes it: no '-' left to read as a level, so no name aliases another.
+  if (default_shield_name(name)) return name + ".slice";
+  return "affix-" + systemd_escape(name) + ".slice";
 }
 
 std::vector<std::string> slice_cgroups(const std::string& cgroup_root, const std::string& unit) {
@@ -55,8 +80,19 @@ std::string systemd_shield_lines(const CpuSet& cpus, const CpuSet& rest, const C
     out += fmt::format("# /etc/systemd/system/{}.d/50-affix-shield.conf\n[{}]\nAllowedCPUs={}\n", unit,
                        scope ? "Scope" : "Slice", others);
   }
-  out += fmt::format("# the shielded service's own unit\n[Service]\nAllowedCPUs={}\n", format_cpulist(cpus));
-  if (mems) out += fmt::format("AllowedMemoryNodes={}\n", format_cpulist(*mems));
+  // The service goes into a slice of the shield's CPUs: left in
+  // system.slice it would be fenced off them (a cgroup gets no CPU its
+  // parent lacks), its AllowedCPUs= reading back as the others.
+  const std::string shield = format_cpulist(cpus);
+  const std::string nodes = mems ? fmt::format("AllowedMemoryNodes={}\n", format_cpulist(*mems)) : std::string();
+  out += fmt::format("# /etc/systemd/system/{}: the shield's own slice\n[Slice]\nAllowedCPUs={}\n{}", k_recipe_slice,
+                     shield, nodes);
+  out += fmt::format("# the shielded service's own unit (or its drop-in SERVICE.service.d/50-affix-shield.conf)\n"
+                     "[Service]\nSlice={}\nAllowedCPUs={}\n{}", k_recipe_slice, shield, nodes);
+  out += fmt::format("# then: systemctl daemon-reload; systemctl restart SERVICE\n"
+                     "# check: systemctl show -p Slice -p EffectiveCPUs SERVICE  (Slice={}, EffectiveCPUs={})\n"
+                     "#        affix pin --check {} $(systemctl show -p MainPID --value SERVICE)\n",
+                     k_recipe_slice, shield, shield);
   return out;
 }
 

@@ -11,6 +11,7 @@
 // --as systemd), for a fence that lasts: AllowedCPUs= drop-ins.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cpuset.hpp"
@@ -18,8 +19,16 @@
 
 namespace affix {
 
-// The slice unit of shield `name`: "affix-shield-1" -> "affix-shield-1.slice",
-// "db" -> "affix-db.slice".
+// `text` escaped as systemd-escape(1) escapes it (no --path): '/' as '-',
+// every byte but ASCII letters, digits, ':', '_' and a '.' that does not
+// lead as \xHH ('-' is "\x2d").
+std::string systemd_escape(std::string_view text);
+// Whether `name` is one affix gives a shield itself (affix-shield-N).
+bool default_shield_name(std::string_view name);
+// The slice unit of shield `name`: "affix-shield-1" -> "affix-shield-1.slice"
+// (every default shield below affix-shield.slice); any other name escaped,
+// one level below affix.slice: "db" -> "affix-db.slice", "db-2" ->
+// "affix-db\x2d2.slice", "shield-1" -> "affix-shield\x2d1.slice".
 std::string shield_slice_unit(const std::string& name);
 // Its cgroup as systemd makes it (systemd.slice(5): each '-' a level):
 // ("/sys/fs/cgroup", "affix-db.slice") -> "/sys/fs/cgroup/affix.slice/affix-db.slice".
@@ -37,9 +46,11 @@ std::vector<std::string> systemctl(const std::string& verb, const std::string& u
 std::vector<std::string> in_slice(const std::string& unit, const std::vector<std::string>& command);
 
 // explain --shield --as systemd: AllowedCPUs= drop-ins that keep
-// system.slice, user.slice and init.scope on `rest`, and the [Service]
-// lines of the shielded program's own unit (`cpus`, and with `mems` its
-// nodes).
+// system.slice, user.slice and init.scope on `rest`; the shield's own
+// slice (k_recipe_slice, on `cpus`, and with `mems` its nodes); the
+// [Service] lines that put the shielded program's unit into it (Slice=);
+// and how to check that it runs there.
+constexpr const char* k_recipe_slice = "shielded.slice";
 std::string systemd_shield_lines(const CpuSet& cpus, const CpuSet& rest, const CpuSet* mems);
 
 }  // namespace affix

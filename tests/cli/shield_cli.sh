@@ -94,7 +94,12 @@ run "$AFFIX" explain --shield cpu:$last --as systemd
 rest=0-$((last - 1)); ((last == 1)) && rest=0
 check "explain --shield --as systemd" "# /etc/systemd/system/system.slice.d/50-affix-shield.conf|[Slice]|AllowedCPUs=$rest" \
   "$(head -n 3 <<<"$out" | tr '\n' '|' | sed 's/|$//')"
-check "explain --shield --as systemd: the service's own" "[Service]|AllowedCPUs=$last" "$(tail -n 2 <<<"$out" | tr '\n' '|' | sed 's/|$//')"
+check "explain --shield --as systemd: the service in the shield's slice" "[Service]|Slice=shielded.slice|AllowedCPUs=$last" \
+  "$(grep -A 2 -x '\[Service\]' <<<"$out" | tr '\n' '|' | sed 's/|$//')"
+check "explain --shield --as systemd: the slice on the shield's CPUs" "[Slice]|AllowedCPUs=$last" \
+  "$(grep -A 2 'shielded.slice: ' <<<"$out" | tail -n 2 | tr '\n' '|' | sed 's/|$//')"
+check "explain --shield --as systemd: how to check" "# check: systemctl show -p Slice -p EffectiveCPUs SERVICE  (Slice=shielded.slice, EffectiveCPUs=$last)" \
+  "$(grep '^# check' <<<"$out")"
 
 # --- Not root: refused before anything is written
 anyone_dir=
