@@ -17,6 +17,7 @@
 #include "launch_output.hpp"
 #include "mem_select.hpp"
 #include "proc.hpp"
+#include "near.hpp"
 #include "resolver.hpp"
 #include "shield_launch.hpp"
 #include "shield_lock.hpp"
@@ -101,7 +102,7 @@ int shield_make(const CommandLine& cl) {
   Allowed machine{topo.online, topo.node_set(), std::nullopt, "all-online", "all-nodes"};
   PlacementRequest req;
   req.where = cl.request.where;
-  Placement p = resolve(req, topo, machine, process_env());
+  Placement p = resolve_on_machine(root, req, topo, process_env());  // near:DEVICE reads the device first
   for (const auto& w : p.warnings) print_warning(w);
   LinuxFilesOs files(root);
   ShieldMachine m = read_shield_machine(root, files);

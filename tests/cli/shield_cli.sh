@@ -46,6 +46,17 @@ run "$AFFIX" shield --dry-run all
 check "every CPU: none left to the machine" "2|affix: error: shielding CPUs 0-$((ncpu - 1)) leaves no online CPU to the rest of the machine" "$rc|$(head -n 1 <<<"$err")"
 run "$AFFIX" shield --dry-run cpu:4096
 check "a CPU that is not there" 2 "$rc"
+# near:DEVICE reads the device as run, pin and explain do (it once failed
+# with "placed near device 'eth0' without reading it first"). A NIC with no
+# node is near every CPU, so the shield would be the whole machine.
+nic=
+for n in /sys/class/net/*; do [[ -e $n/device && $(cat "$n/device/numa_node" 2>/dev/null || echo -1) == -1 ]] && { nic=${n##*/}; break; }; done
+if [[ -n $nic ]]; then
+  run "$AFFIX" shield --dry-run "near:$nic"
+  check "near:$nic (no node): read, and the whole machine refused" "2|affix: error: shielding CPUs 0-$((ncpu - 1)) leaves no online CPU to the rest of the machine" "$rc|$(grep -m1 'error' <<<"$err")"
+else
+  echo "note: no network device without a node here; near: is checked on pin --irq's captures"
+fi
 run "$AFFIX" shield --dry-run cpu:4096 -- true
 check "with a command, a resolution error is 125" 125 "$rc"
 run "$AFFIX" show --shield --tree 1
