@@ -175,6 +175,32 @@ check "a job-wide rank without a local one: the warning" "warning   PMI_RANK=3 s
 status "a garbled launcher variable names --gpu" 2 env LOCAL_RANK=one LOCAL_WORLD_SIZE=2 "$AFFIX" explain --root "$nv" all --gpu closest
 check "a garbled launcher variable" "affix: error: --gpu: LOCAL_RANK='one' is not a number" "$last_err"
 
+# A device cgroup's view, as access(2) gives it: the process may not open
+# gpu0's and gpu1's device files (mode 000, and affix run as nobody where
+# this test is root), so they are left out and an index counts gpu2 and gpu3.
+cg=$tmp/cg
+cp -a "$nv" "$cg"
+mkdir -p "$cg/dev"
+i=0
+for bdf in 0000:1b:00.0 0000:3b:00.0 0000:88:00.0 0000:b1:00.0; do
+  printf 'Device Minor: \t %s\n' $i >> "$cg/proc/driver/nvidia/gpus/$bdf/information"
+  : > "$cg/dev/nvidia$i"
+  chmod $((i < 2 ? 0 : 666)) "$cg/dev/nvidia$i"
+  i=$((i + 1))
+done
+chmod -R a+rX "$tmp" && chmod 000 "$cg/dev/nvidia0" "$cg/dev/nvidia1"
+as_user() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+check "device cgroup: gpu0 and gpu1 left out, rank 0 takes gpu2" "gpu       gpu2 (nvidia): PCI 0000:88:00.0, node 1, CPUs 8-15
+exports   CUDA_VISIBLE_DEVICES=GPU-2a2b3c4d-0000-1111-2222-333344445555 (by UUID)
+left out  gpu0 (0000:1b:00.0): this process may not open dev/nvidia0
+          gpu1 (0000:3b:00.0): this process may not open dev/nvidia1" \
+  "$(as_user "$AFFIX" explain --root "$cg" all --gpu closest | grep -E '^(gpu|exports|left out) |^          gpu')"
+check "device cgroup: index 1 is the second GPU it may open, gpu3" "gpu       gpu3 (nvidia): PCI 0000:b1:00.0, node 1, CPUs 8-15" \
+  "$(as_user env CUDA_VISIBLE_DEVICES=1 CUDA_DEVICE_ORDER=PCI_BUS_ID "$AFFIX" explain --root "$cg" all --gpu closest | grep '^gpu ')"
+status "device cgroup: --gpu 0" 2 as_user "$AFFIX" explain --root "$cg" all --gpu 0
+check "device cgroup: --gpu 0, why" "affix: error: --gpu 0: gpu0 (0000:1b:00.0) is not among the GPUs this process may open (gpu2, gpu3)
+affix: hint: a job's GPUs are its own: name one of them, or give --gpu closest" "$last_err"
+
 # This machine has no GPU: run and --dry-run refuse before anything starts (125).
 marker=$tmp/ran
 status "run --gpu closest here" 125 "$AFFIX" --gpu closest all -- touch "$marker"
