@@ -65,6 +65,9 @@ check_eq "what disagrees" "$pid1: 1 thread, 1 not within CPUs 0-3
   $pid1 (sleep): cpus 4-7, not within 0-3
   $pid1: memory policy bind:1, not bind:0
   $pid1: ROCR_VISIBLE_DEVICES=1 names gpu1 (0000:81:00.0), not gpu0 (0000:41:00.0)" "$OUT"
+check_run "rank 0's check of rank 1's process, --json" 1 rank 0 2 affix pin --check --json --slice rank --gpu closest all $pid1
+check_eq "--json: the variable, and the GPU it names" "ROCR_VISIBLE_DEVICES 1 0 gpu1 (0000:81:00.0)" \
+  "$(json '.targets[0].env[0].wrong[0] | "\(.name) \(.value) \(.want) \(.names)"')"
 kill $pid0 $pid1
 wait $pid0 $pid1 2>/dev/null
 
