@@ -20,13 +20,17 @@ _affix_watch_opts="-i --interval -c --count --threads --json -h --help"
 _affix_global_opts="-h --help -V --version"
 
 # Prints the numbers of the GPUs under root $1 (gpuN: the PCI functions of
-# class 03, in PCI address order).
+# class 03 of NVIDIA or AMD, or that NVIDIA's driver lists, in PCI address
+# order; a BMC's VGA is a display, no GPU).
 _affix_gpus()
 {
-    local d c n=0
+    local d c v n=0
     for d in "$1"/sys/bus/pci/devices/*; do
         read -r c 2>/dev/null <"$d/class" || continue
         [[ $c == 0x03* ]] || continue
+        v=
+        read -r v 2>/dev/null <"$d/vendor"
+        [[ $v == 0x10de || $v == 0x1002 || ( -z $v && -d $1/proc/driver/nvidia/gpus/${d##*/} ) ]] || continue
         echo $n
         n=$((n + 1))
     done

@@ -282,11 +282,17 @@ function __affix_where
     end
 end
 
-# The numbers of the GPUs (gpuN: PCI functions of class 03, PCI address order).
+# The numbers of the GPUs (gpuN: PCI functions of class 03 of NVIDIA or AMD,
+# or that NVIDIA's driver lists, PCI address order; a BMC's VGA is no GPU).
 function __affix_gpus
     set -l n 0
-    for d in (__affix_root)/sys/bus/pci/devices/*
+    set -l root (__affix_root)
+    for d in $root/sys/bus/pci/devices/*
         string match -q -- '0x03*' (cat $d/class 2>/dev/null); or continue
+        set -l v (cat $d/vendor 2>/dev/null)
+        if not contains -- "$v" 0x10de 0x1002
+            test -z "$v"; and test -d $root/proc/driver/nvidia/gpus/(basename $d); or continue
+        end
         echo $n
         set n (math $n + 1)
     end

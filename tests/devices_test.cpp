@@ -76,6 +76,7 @@ void devices_machine(const TempRoot& root) {
                "sys/class/block/nvme0n1p1");
   root.write("sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/nvme/nvme0/nvme0n1/nvme0n1p1/partition", "1\n");
   pci_function(root, "sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0", "1", "00000030", "", "0x030000");
+  root.write("sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/vendor", "0x1002\n");  // AMD's: a GPU
   root.symlink("../../devices/pci0000:00/0000:00:03.0/0000:03:00.0/drm/card0", "sys/class/drm/card0");
   root.symlink("../../devices/pci0000:00/0000:00:03.0/0000:03:00.0/drm/renderD128", "sys/class/drm/renderD128");
   root.mkdir("sys/devices/virtual/net/lo");

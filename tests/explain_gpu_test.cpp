@@ -34,7 +34,9 @@ TEST_CASE("explain_gpu: the rank's GPU, where its rank came from, what run expor
   CHECK(explain_gpu_text(*p.gpu) ==
         "gpu       gpu1 (amd): PCI 0000:30:00.0, node 0, CPUs 0-3\n"
         "rank      3 of 16 (from OMPI_COMM_WORLD_LOCAL_RANK/OMPI_COMM_WORLD_LOCAL_SIZE)\n"
-        "exports   ROCR_VISIBLE_DEVICES=1 (by index: 1 among the AMD GPUs in PCI address order)\n"
+        "pool      2 GPUs of the job's list: CUDA_VISIBLE_DEVICES=0,1\n"
+        "exports   ROCR_VISIBLE_DEVICES=1 (by index: 1 among the AMD GPUs this process may open, in PCI address "
+        "order)\n"
         "          CUDA_VISIBLE_DEVICES=0 (replaces '0,1')\n");
   JsonWriter j;
   j.begin_object();
@@ -45,7 +47,7 @@ TEST_CASE("explain_gpu: the rank's GPU, where its rank came from, what run expor
         R"("card": null, "uuid": null, "cpus": "0-3", "rank": 3, "ranks": 16, )"
         R"("rank_source": "OMPI_COMM_WORLD_LOCAL_RANK/OMPI_COMM_WORLD_LOCAL_SIZE", "shared_with": "1", )"
         R"("env": {"ROCR_VISIBLE_DEVICES": "1", "CUDA_VISIBLE_DEVICES": "0"}, )"
-        R"("replaced": {"CUDA_VISIBLE_DEVICES": "0,1"}, "left_out": []}})");
+        R"("replaced": {"CUDA_VISIBLE_DEVICES": "0,1"}, "left_out": [], "pool_source": "CUDA_VISIBLE_DEVICES=0,1"}})");
 }
 
 TEST_CASE("explain_gpu: the map of --ranks; a rank across two nodes takes the GPU with more of its CPUs") {
@@ -55,7 +57,7 @@ TEST_CASE("explain_gpu: the map of --ranks; a rank across two nodes takes the GP
   CHECK(explain_ranks_text(ranks, all_of(root)) ==
         "ranks     6 local ranks (--ranks)\n"
         "allowed   CPUs 0-15, nodes 0-3 (from all-online)\n"
-        "by index  ROCR_VISIBLE_DEVICES counts the AMD GPUs in PCI address order (no unique_id here)\n"
+        "by index  ROCR_VISIBLE_DEVICES counts the AMD GPUs this process may open, in PCI address order (no unique_id here)\n"
         "\n"
         "RANK  GPU   PCI           VENDOR  CPUS       NODES  MEMORY  VARIABLE\n"
         "0     gpu0  0000:10:00.0  amd     0-2 (3)    0      bind:0  ROCR_VISIBLE_DEVICES=GPU-00000000000000a0\n"

@@ -39,29 +39,30 @@ TEST_CASE("gpu: a GPU that cannot be given is an error that says why") {
         "--gpu: local rank 2 is not below local size 2 (MV2_COMM_WORLD_LOCAL_RANK/MV2_COMM_WORLD_LOCAL_SIZE) | ");
 }
 
-TEST_CASE("gpu: display functions of other vendors are never given") {
+TEST_CASE("gpu: display functions of other vendors are no GPUs: never given, never counted") {
   TempRoot root;
   gpu_machine(root, 1, 2, 1);
   GpuSpec bmc = gpu_on("0000:02:00.0", "0x1a03", 0, 2);
   bmc.cls = "0x030000";
   write_gpu(root, bmc);
+  const char* none_hint = "it has no PCI function of class 03 (display or 3D controller) of NVIDIA or AMD; 'affix "
+                          "topo' lists its displays";
   CHECK(error_of(root, gpu_request("closest", false), {}) ==
-        "--gpu closest: no NVIDIA or AMD GPU on this machine | its display functions are of other vendors: "
-        "gpu0 (0000:02:00.0, vendor 0x1a03)");
-  CHECK(error_of(root, gpu_request("0", false), {}) ==
-        "--gpu 0: gpu0 (0000:02:00.0) is no NVIDIA or AMD GPU (vendor 0x1a03) | --gpu exports "
-        "CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES, which only NVIDIA's and AMD's runtimes read; near:gpu0 "
-        "binds to its CPUs alone");
-  // With an NVIDIA GPU beside the BMC, closest takes the NVIDIA one (gpu1), its index among NVIDIA's 0.
+        std::string("--gpu closest: no NVIDIA or AMD GPU on this machine | ") + none_hint);
+  CHECK(error_of(root, gpu_request("0", false), {}) == std::string("no GPU gpu0 on this machine | ") + none_hint);
+  // With an NVIDIA GPU beside the BMC, that GPU is gpu0 (nvidia-smi's 0), and --gpu 0 gives it.
   GpuSpec nv = gpu_on("0000:3b:00.0", "0x10de", 0, 2);
   write_gpu(root, nv);
   CHECK(summary(place(root, gpu_request("closest", false), {})) ==
-        "gpu1 0-1 bind:0 CUDA_VISIBLE_DEVICES=0 CUDA_DEVICE_ORDER=PCI_BUS_ID");
+        "gpu0 0-1 bind:0 CUDA_VISIBLE_DEVICES=0 CUDA_DEVICE_ORDER=PCI_BUS_ID");
+  CHECK(summary(place(root, gpu_request("0", false), {})) ==
+        "gpu0 0-1 bind:0 CUDA_VISIBLE_DEVICES=0 CUDA_DEVICE_ORDER=PCI_BUS_ID");
+  CHECK(error_of(root, gpu_request("1", false), {}) ==
+        "no GPU gpu1 on this machine | GPUs here, in PCI address order: gpu0 (0000:3b:00.0)");
   TempRoot none;
   gpu_machine(none, 1, 2, 1);
   CHECK(error_of(none, gpu_request("closest", false), {}) ==
-        "--gpu closest: no NVIDIA or AMD GPU on this machine | it has no PCI function of class 03 (display or 3D "
-        "controller)");
+        std::string("--gpu closest: no NVIDIA or AMD GPU on this machine | ") + none_hint);
 }
 
 TEST_CASE("gpu: a GPU the kernel places nowhere is near every CPU, with a warning") {

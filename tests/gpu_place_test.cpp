@@ -75,12 +75,14 @@ TEST_CASE("gpu: the values a launcher set before affix are replaced, and said so
   TempRoot root;
   amd_machine(root);
   Env env = ompi(1, 16);
-  env["CUDA_VISIBLE_DEVICES"] = "0,1,2,3,4,5,6,7";
-  env["HIP_VISIBLE_DEVICES"] = "1";
+  env["CUDA_VISIBLE_DEVICES"] = "0,1,2,3,4,5,6,7";  // HIP reads HIP_VISIBLE_DEVICES first
+  env["HIP_VISIBLE_DEVICES"] = "0";                 // the first GPU ROCr shows: gpu1
+  env["GPU_DEVICE_ORDINAL"] = "3";
   env["ROCR_VISIBLE_DEVICES"] = "1";  // already this GPU's index: no change to tell
   Placement p = place(root, gpu_request("closest"), env);
-  CHECK(p.gpu->env == EnvVars{{"ROCR_VISIBLE_DEVICES", "1"}, {"CUDA_VISIBLE_DEVICES", "0"}, {"HIP_VISIBLE_DEVICES", "0"}});
-  CHECK(p.gpu->replaced == EnvVars{{"CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"}, {"HIP_VISIBLE_DEVICES", "1"}});
+  CHECK(p.gpu->env == EnvVars{{"ROCR_VISIBLE_DEVICES", "1"}, {"CUDA_VISIBLE_DEVICES", "0"}, {"HIP_VISIBLE_DEVICES", "0"},
+                              {"GPU_DEVICE_ORDINAL", "0"}});
+  CHECK(p.gpu->replaced == EnvVars{{"CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"}, {"GPU_DEVICE_ORDINAL", "3"}});
 }
 
 TEST_CASE("gpu: without --slice, the launcher's rank takes the r-th GPU near the selection, and its CPUs") {

@@ -6,6 +6,7 @@
 
 #include "corpus.hpp"
 #include "devices.hpp"
+#include "error.hpp"
 #include "gpu_builders.hpp"
 #include "gpus.hpp"
 #include "temp_root.hpp"
@@ -33,7 +34,7 @@ std::string describe(const std::vector<Gpu>& gpus) {
 
 }  // namespace
 
-TEST_CASE("gpus: NVIDIA, AMD and a BMC's VGA, in PCI address order, with what their drivers say") {
+TEST_CASE("gpus: NVIDIA, AMD and a BMC's VGA, in PCI address order, with what their drivers say; the BMC's is a display") {
   TempRoot root;
   gpu_machine(root, 2, 2, 1);
   GpuSpec bmc = gpu_on("0000:02:00.0", "0x1a03", 0, 2);
@@ -54,16 +55,80 @@ TEST_CASE("gpus: NVIDIA, AMD and a BMC's VGA, in PCI address order, with what th
   write_gpu(root, amd1);
   SysRoot sys(root.path());
   std::vector<Gpu> gpus = read_gpus(sys);
+  // The ASPEED VGA (vendor 0x1a03) is no gpuN: gpu0 is the first NVIDIA
+  // GPU, as nvidia-smi counts it.
   CHECK(describe(gpus) ==
-        "gpu0 0000:02:00.0 other #0 node 0\n"
-        "gpu1 0000:3b:00.0 nvidia #0 node 0 GPU-8932f937-d72c-4106-c12f-20bd9faed9f6 card1\n"
-        "gpu2 0000:5e:00.0 amd #0 node 0 GPU-2d9e4e3a1b2c3d4e\n"
-        "gpu3 0000:af:00.0 nvidia #1 node 1\n"
-        "gpu4 0001:00:00.0 amd #1 node 1\n");
-  CHECK(gpus[0].vendor_id == 0x1a03);
+        "gpu0 0000:3b:00.0 nvidia #0 node 0 GPU-8932f937-d72c-4106-c12f-20bd9faed9f6 card1\n"
+        "gpu1 0000:5e:00.0 amd #0 node 0 GPU-2d9e4e3a1b2c3d4e\n"
+        "gpu2 0000:af:00.0 nvidia #1 node 1\n"
+        "gpu3 0001:00:00.0 amd #1 node 1\n");
+  CHECK(gpus[0].vendor_id == 0x10de);
   for (const Gpu& g : gpus) CHECK(g.device.warnings.empty());
-  // near:gpuN numbers the same functions.
-  CHECK(read_device(sys, "gpu3").pci.text() == "0000:af:00.0");
+  // near:gpuN numbers the same functions; the BMC's is display0.
+  CHECK(read_device(sys, "gpu2").pci.text() == "0000:af:00.0");
+  CHECK(read_device(sys, "gpu0").pci.text() == "0000:3b:00.0");
+  Device d = read_device(sys, "display0");
+  CHECK(d.pci.text() == "0000:02:00.0");
+  CHECK(d.kind == "display");
+  std::vector<Display> displays = read_displays(sys);
+  REQUIRE(displays.size() == 1);
+  CHECK(displays[0].device.name == "display0");
+  CHECK(displays[0].vendor_id == 0x1a03);
+  // topo lists it as a display, after the GPUs.
+  std::vector<Device> all = list_devices(sys);
+  REQUIRE(all.size() == 5);
+  CHECK(all[3].name == "gpu3");
+  CHECK(all[4].name == "display0");
+  CHECK(all[4].kind == "display");
+  CHECK_THROWS_WITH(read_device(sys, "gpu4"), "no GPU gpu4 on this machine");
+  try {
+    read_device(sys, "gpu4");
+  } catch (const Error& e) {
+    CHECK(e.hint() ==
+          "GPUs here, in PCI address order: gpu0 (0000:3b:00.0), gpu1 (0000:5e:00.0), gpu2 (0000:af:00.0), "
+          "gpu3 (0001:00:00.0); displays (no GPU runtime numbers them): display0 (0000:02:00.0)");
+  }
+}
+
+TEST_CASE("gpus: an ASPEED BMC before two NVIDIA GPUs: --gpu 0 and near:gpu0 are nvidia-smi's GPU 0") {
+  TempRoot root;
+  gpu_machine(root, 2, 2, 1);
+  GpuSpec bmc = gpu_on("0000:02:00.0", "0x1a03", 0, 2);
+  bmc.cls = "0x030000";
+  bmc.card = "card0";
+  write_gpu(root, bmc);
+  write_gpu(root, gpu_on("0000:3b:00.0", "0x10de", 0, 2));
+  write_gpu(root, gpu_on("0000:af:00.0", "0x10de", 1, 2));
+  SysRoot sys(root.path());
+  CHECK(describe(read_gpus(sys)) == "gpu0 0000:3b:00.0 nvidia #0 node 0\ngpu1 0000:af:00.0 nvidia #1 node 1\n");
+  CHECK(read_device(sys, "gpu1").pci.text() == "0000:af:00.0");
+  Topology topo = read_topology(sys);
+  topo.gpus = read_gpus(sys);
+  topo.displays = read_displays(sys);
+  std::string text = topo_text(topo, Allowed{topo.online, topo.node_set(), std::nullopt, "all-online", "all-nodes"});
+  CHECK(text.find("gpus       gpu0   0000:3b:00.0  nvidia  node 0   cpus 0-1\n"
+                  "           gpu1   0000:af:00.0  nvidia  node 1   cpus 2-3\n"
+                  "displays   display0  0000:02:00.0  0x1a03  node 0   cpus 0-1  card0\n") != std::string::npos);
+}
+
+TEST_CASE("gpus: a GPU's device file, and whether this process may open it") {
+  TempRoot root;
+  gpu_machine(root, 1, 2, 1);
+  GpuSpec nv = gpu_on("0000:3b:00.0", "0x10de", 0, 2);
+  nv.nvidia_uuid = "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6";
+  write_gpu(root, nv);
+  root.write("proc/driver/nvidia/gpus/0000:3b:00.0/information",
+             "Model: \t\t NVIDIA H100\nGPU UUID: \t GPU-8932f937-d72c-4106-c12f-20bd9faed9f6\nDevice Minor: \t 2\n");
+  root.write("dev/nvidia2", "");
+  GpuSpec amd = gpu_on("0000:5e:00.0", "0x1002", 0, 2);
+  write_gpu(root, amd);
+  root.write("sys/devices/pci0000:5e/0000:5e:00.0/drm/renderD129/dev", "226:129\n");
+  std::vector<Gpu> gpus = read_gpus(SysRoot(root.path()));
+  REQUIRE(gpus.size() == 2);
+  CHECK(gpus[0].device_file == "dev/nvidia2");
+  CHECK(gpus[0].may_open == true);
+  CHECK(gpus[1].device_file == "dev/dri/renderD129");
+  CHECK_FALSE(gpus[1].may_open.has_value());  // not there: unknown, not refused
 }
 
 TEST_CASE("gpus: a vendor file missing, the driver listing it: NVIDIA's (the POWER9 capture's case)") {
@@ -133,11 +198,19 @@ TEST_CASE("gpus: the POWER9 capture's six NVIDIA GPUs, their memory on the CPU-l
   CHECK(text.find("no CPUs  mem 15.0 GiB (15.0 GiB free)  GPU memory of gpu5 (0035:05:00.0)\n") != std::string::npos);
 }
 
-TEST_CASE("gpus: the captures' display functions of other vendors (Cirrus, Matrox) are GPUs of no runtime") {
-  std::vector<Gpu> cirrus = read_gpus(SysRoot(corpus_root("2pa-pcidomain32bits")));
-  CHECK(describe(cirrus) == "gpu0 0000:00:02.0 other #0 node -1 card0\n");
+TEST_CASE("gpus: the captures' display functions of other vendors (Cirrus, Matrox) are displays, no GPU") {
+  SysRoot pa(corpus_root("2pa-pcidomain32bits"));
+  CHECK(read_gpus(pa).empty());
+  std::vector<Display> cirrus = read_displays(pa);
+  REQUIRE(cirrus.size() == 1);
+  CHECK(cirrus[0].device.name == "display0");
+  CHECK(cirrus[0].device.pci.text() == "0000:00:02.0");
   CHECK(cirrus[0].vendor_id == 0x1013);
-  std::vector<Gpu> matrox = read_gpus(SysRoot(corpus_root("fakepcilocalities")));
-  CHECK(describe(matrox) == "gpu0 0000:09:03.0 other #0 node 0\n");
+  CHECK(cirrus[0].card == "card0");
+  SysRoot fake(corpus_root("fakepcilocalities"));
+  CHECK(read_gpus(fake).empty());
+  std::vector<Display> matrox = read_displays(fake);
+  REQUIRE(matrox.size() == 1);
+  CHECK(matrox[0].device.pci.text() == "0000:09:03.0");
   CHECK(matrox[0].vendor_id == 0x102b);
 }

@@ -3,7 +3,10 @@
 // shows them, each that disagrees named with what it should be.
 #include <catch2/catch.hpp>
 
+#include "gpu_fixtures.hpp"
+#include "gpus.hpp"
 #include "pin_check_env.hpp"
+#include "pin_gpu_expect.hpp"
 #include "temp_root.hpp"
 
 using namespace affix;
@@ -70,4 +73,35 @@ TEST_CASE("pin_check_env: an environment that cannot be read is not agreement") 
   CHECK_FALSE(c.readable);
   CHECK_FALSE(c.ok);
   CHECK(env_check_lines(c, e) == "  47: environment unknown (its environ cannot be read)\n");
+}
+
+TEST_CASE("pin_check_env: the GPU's variable is compared as GPUs: an index, a UUID or a prefix of the same GPU agree") {
+  TempRoot root;
+  nvidia_machine(root);
+  Placement p = place(root, gpu_request("closest"), ompi(2, 4));
+  REQUIRE(p.gpu);
+  REQUIRE(p.gpu->id == "GPU-2a2b3c4d-0000-1111-2222-333344445555");
+  std::vector<Gpu> gpus = read_gpus(SysRoot(root.path()));
+  EnvExpect e = gpu_env_expect(*p.gpu, gpus);
+  SysRoot sys(root.path());
+  // Index 2 (PCI order, as CUDA_DEVICE_ORDER says) is the UUID's GPU.
+  environ_of(root, 50, "CUDA_VISIBLE_DEVICES=2\nCUDA_DEVICE_ORDER=PCI_BUS_ID\n");
+  EnvCheck c = check_env(sys, 50, e);
+  CHECK(c.ok);
+  CHECK(env_check_lines(c, e) ==
+        "  50: its environment names gpu2 (0000:88:00.0): CUDA_VISIBLE_DEVICES=2 CUDA_DEVICE_ORDER=PCI_BUS_ID\n");
+  environ_of(root, 51, "CUDA_VISIBLE_DEVICES=GPU-2a2b\nCUDA_DEVICE_ORDER=PCI_BUS_ID\n");
+  CHECK(check_env(sys, 51, e).ok);
+  // Another GPU, two GPUs, or none are named as what they are.
+  environ_of(root, 52, "CUDA_VISIBLE_DEVICES=1\nCUDA_DEVICE_ORDER=PCI_BUS_ID\n");
+  c = check_env(sys, 52, e);
+  CHECK_FALSE(c.ok);
+  CHECK(env_check_lines(c, e) == "  52: CUDA_VISIBLE_DEVICES=1 names gpu1 (0000:3b:00.0), not gpu2 (0000:88:00.0)\n");
+  environ_of(root, 53, "CUDA_VISIBLE_DEVICES=2,3\nCUDA_DEVICE_ORDER=PCI_BUS_ID\n");
+  CHECK(env_check_lines(check_env(sys, 53, e), e) ==
+        "  53: CUDA_VISIBLE_DEVICES=2,3 names gpu2 (0000:88:00.0), gpu3 (0000:b1:00.0), not gpu2 (0000:88:00.0)\n");
+  environ_of(root, 54, "CUDA_VISIBLE_DEVICES=9\nCUDA_DEVICE_ORDER=PCI_BUS_ID\n");
+  CHECK(env_check_lines(check_env(sys, 54, e), e) ==
+        "  54: CUDA_VISIBLE_DEVICES=9 names no GPU (CUDA_VISIBLE_DEVICES='9': '9' is an index, and this process may "
+        "open 4 NVIDIA GPUs (gpu0, gpu1, gpu2, gpu3)), not gpu2 (0000:88:00.0)\n");
 }

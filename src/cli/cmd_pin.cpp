@@ -17,6 +17,7 @@
 #include "diag.hpp"
 #include "error.hpp"
 #include "gpu_env.hpp"
+#include "pin_gpu_expect.hpp"
 #include "gpus.hpp"
 #include "id_args.hpp"
 #include "memory_text.hpp"
@@ -65,17 +66,6 @@ void check_options(const CommandLine& cl) {
   if (cl.tree && cl.tid) {
     throw Error(ErrorKind::Usage, "--tree moves whole processes and their descendants; it does not go with --tid");
   }
-}
-
-// What a process started by run --gpu has in its environment: the
-// variables gpu_env always sets, and those it sets where they were set.
-EnvExpect gpu_env_expect(const Gpu& gpu) {
-  EnvExpect out;
-  out.gpu = gpu_label(gpu);
-  out.required = gpu_env(gpu, [](const std::string&) { return std::optional<std::string>(); }).exported;
-  for (auto& var : gpu_env(gpu, [](const std::string&) { return std::optional<std::string>("set"); }).exported)
-    if (std::find(out.required.begin(), out.required.end(), var) == out.required.end()) out.if_set.push_back(var);
-  return out;
 }
 
 // The memory nodes --migrate moves pages to: those of --mem, else the
@@ -267,7 +257,7 @@ int command_pin(const Args& args) {
     auto env_of = [&](const TargetReport& t) -> std::optional<EnvExpect> {
       const Placement& p = placements.at(t.request.id);
       if (!p.gpu) return std::nullopt;
-      return gpu_env_expect(p.gpu->gpu);
+      return gpu_env_expect(*p.gpu, topo.gpus);
     };
     CheckReport check = check_pin(root, report, mem_of, env_of);
     CpuSet selected;

@@ -26,6 +26,7 @@ int command_topo(const Args& args) {
   Topology topo = read_topology(sysroot);
   topo.devices = list_devices(sysroot);
   topo.gpus = read_gpus(sysroot);
+  topo.displays = read_displays(sysroot);
   for (const auto& warning : topo.warnings) print_warning(warning);
   std::vector<std::string> told;
   for (const Device& d : topo.devices)

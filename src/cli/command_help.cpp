@@ -32,7 +32,9 @@ std::string command_help(CommandKind kind) {
              "                         and AMD GPUs near the ranks' CPUs round robin, N or\n"
              "                         LIST (0,2) those gpuN; binds to the CPUs near it and\n"
              "                         their node's memory (--mem bind unless given) and\n"
-             "                         exports CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES\n";
+             "                         exports CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES;\n"
+             "                         a job's GPUs (those variables, set before) are the\n"
+             "                         pool, and gpuN counts no BMC's VGA (a display)\n";
   std::string sched =
              "Scheduling (every thread, together with its CPUs):\n"
              "  --policy POLICY        other, batch, idle, fifo:P, rr:P (P from 1 to 99) or\n"

@@ -50,11 +50,13 @@ std::string explain_gpu_text(const GpuPlacement& g) {
   if (g.gpu.memory_node) gpu += fmt::format(", its memory on node {}", *g.gpu.memory_node);
   explain_line(out, "gpu", gpu);
   explain_line(out, "rank", rank_text(g.rank));
+  if (!g.pool_source.empty())
+    explain_line(out, "pool", fmt::format("{} GPU{} of the job's list: {}", g.pool, g.pool == 1 ? "" : "s", g.pool_source));
   const char* label = "exports";
   for (size_t i = 0; i < g.env.size(); ++i) {
     const auto& [name, value] = g.env[i];
     std::vector<std::string> notes;
-    if (i == 0) notes.push_back(gpu_id_text(g.gpu));
+    if (i == 0) notes.push_back(gpu_id_text(g.gpu, g.id));
     for (const auto& [old_name, old_value] : g.replaced)
       if (old_name == name) notes.push_back(fmt::format("replaces '{}'", printable(old_value)));
     std::string text = fmt::format("{}={}", name, value);
@@ -66,6 +68,10 @@ std::string explain_gpu_text(const GpuPlacement& g) {
   label = "left out";
   for (const std::string& l : g.left_out) {
     explain_line(out, label, l + ": none of its CPUs allowed");
+    label = "";
+  }
+  for (const std::string& h : g.hidden) {
+    explain_line(out, label, h);
     label = "";
   }
   return out;
@@ -105,7 +111,11 @@ void explain_gpu_json(JsonWriter& j, const GpuPlacement& g) {
   j.key("left_out");
   j.begin_array();
   for (const std::string& l : g.left_out) j.value(l);
+  for (const std::string& h : g.hidden) j.value(h);
   j.end_array();
+  j.key("pool_source");
+  if (g.pool_source.empty()) j.null();
+  else j.value(g.pool_source);
   j.end_object();
 }
 
@@ -141,8 +151,13 @@ std::string explain_ranks_text(const std::vector<Placement>& ranks, const Allowe
   explain_line(out, "ranks", fmt::format("{} local ranks (--ranks)", ranks.size()));
   explain_line(out, "allowed", fmt::format("CPUs {}, nodes {} (from {})", format_cpulist(allowed.cpus),
                                    format_cpulist(allowed.mems), printable(allowed.source)));
+  if (gpus && !ranks.front().gpu->pool_source.empty())
+    explain_line(out, "pool", fmt::format("{} GPU{} of the job's list: {}", ranks.front().gpu->pool,
+                                          ranks.front().gpu->pool == 1 ? "" : "s", ranks.front().gpu->pool_source));
   if (gpus && !ranks.front().gpu->left_out.empty())
     for (const std::string& l : ranks.front().gpu->left_out) explain_line(out, "left out", l + ": none of its CPUs allowed");
+  if (gpus)
+    for (const std::string& h : ranks.front().gpu->hidden) explain_line(out, "left out", h);
   // A variable that counts GPUs names the right one only where the runtime
   // sees every GPU of its vendor that sysfs shows: say which are named so.
   bool nvidia_index = false, amd_index = false;
@@ -152,10 +167,11 @@ std::string explain_ranks_text(const std::vector<Placement>& ranks, const Allowe
       amd_index = amd_index || p.gpu->gpu.vendor == GpuVendor::Amd;
     }
   if (nvidia_index)
-    explain_line(out, "by index", "CUDA_VISIBLE_DEVICES counts the NVIDIA GPUs in PCI address order (the driver gives "
-                          "no UUID here)");
+    explain_line(out, "by index", "CUDA_VISIBLE_DEVICES counts the NVIDIA GPUs this process may open, in PCI address "
+                          "order (the driver gives no UUID here)");
   if (amd_index)
-    explain_line(out, "by index", "ROCR_VISIBLE_DEVICES counts the AMD GPUs in PCI address order (no unique_id here)");
+    explain_line(out, "by index", "ROCR_VISIBLE_DEVICES counts the AMD GPUs this process may open, in PCI address order "
+                          "(no unique_id here)");
   out += "\n";
   for (const auto& row : rows) {
     std::string text;

@@ -147,6 +147,9 @@ void env_json(JsonWriter& j, const TargetCheck& c) {
       j.field("name", w.name);
       j.field("value", w.value);
       j.field("want", w.want);
+      j.key("names");  // what the GPU's variable names instead; null where the texts were compared
+      if (w.named.empty()) j.null();
+      else j.value(w.named);
       j.end_object();
     }
     j.end_array();

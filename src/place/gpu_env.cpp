@@ -4,15 +4,7 @@
 
 namespace affix {
 
-namespace {
-
-std::string runtime_id(const Gpu& gpu) {
-  return gpu.uuid.empty() ? std::to_string(gpu.vendor_index) : gpu.uuid;
-}
-
-}  // namespace
-
-GpuEnv gpu_env(const Gpu& gpu, const EnvLookup& env) {
+GpuEnv gpu_env(const Gpu& gpu, const std::string& id, const EnvLookup& env) {
   GpuEnv out;
   auto set = [&](const char* name, std::string value) {
     std::optional<std::string> before = env(name);
@@ -21,11 +13,11 @@ GpuEnv gpu_env(const Gpu& gpu, const EnvLookup& env) {
   };
   switch (gpu.vendor) {
     case GpuVendor::Nvidia:
-      set("CUDA_VISIBLE_DEVICES", runtime_id(gpu));
+      set("CUDA_VISIBLE_DEVICES", id);
       set("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
       break;
     case GpuVendor::Amd:
-      set("ROCR_VISIBLE_DEVICES", runtime_id(gpu));
+      set("ROCR_VISIBLE_DEVICES", id);
       set("CUDA_VISIBLE_DEVICES", "0");
       for (const char* name : {"HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"})
         if (env(name)) set(name, "0");
@@ -36,10 +28,11 @@ GpuEnv gpu_env(const Gpu& gpu, const EnvLookup& env) {
   return out;
 }
 
-std::string gpu_id_text(const Gpu& gpu) {
+std::string gpu_id_text(const Gpu& gpu, const std::string& id) {
   const char* vendor = gpu.vendor == GpuVendor::Nvidia ? "NVIDIA" : gpu.vendor == GpuVendor::Amd ? "AMD" : "other";
-  if (!gpu.uuid.empty()) return "by UUID";
-  return fmt::format("by index: {} among the {} GPUs in PCI address order", gpu.vendor_index, vendor);
+  if (id.rfind("MIG-", 0) == 0) return "a MIG instance, as the job's list names it";
+  if (!gpu.uuid.empty() && id == gpu.uuid) return "by UUID";
+  return fmt::format("by index: {} among the {} GPUs this process may open, in PCI address order", id, vendor);
 }
 
 }  // namespace affix

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "devices.hpp"
 #include "error.hpp"
 #include "gpu_assign.hpp"
 #include "gpu_env.hpp"
+#include "gpu_pool.hpp"
 #include "gpus.hpp"
 #include "slice_rank.hpp"
 #include "text.hpp"
@@ -14,44 +17,49 @@ namespace affix {
 
 namespace {
 
-// "gpu0 (0000:03:00.0), gpu1 (0000:04:00.0, vendor 0x1a03)"
+// "gpu0 (0000:03:00.0), gpu1 (0000:04:00.0)"
 std::string gpus_text(const std::vector<Gpu>& gpus) {
   std::string out;
-  for (const Gpu& g : gpus) {
-    std::string vendor = g.vendor == GpuVendor::Other ? fmt::format(", vendor 0x{:04x}", g.vendor_id) : "";
-    out += fmt::format("{}gpu{} ({}{})", out.empty() ? "" : ", ", g.index, g.device.pci.text(), vendor);
-  }
+  for (const Gpu& g : gpus) out += fmt::format("{}{}", out.empty() ? "" : ", ", gpu_label(g));
   return out;
 }
 
-std::vector<const Gpu*> pool_of(const GpuRequest& request, const Topology& topo) {
-  std::vector<const Gpu*> pool;
+// The GPUs to give, each with what names it: the job's pool (gpu_pool.hpp),
+// or those of N or LIST, each of which must be in it.
+std::vector<PoolGpu> pool_of(const GpuRequest& request, const Topology& topo, const GpuPool& pool) {
+  if (topo.gpus.empty())
+    throw Error(ErrorKind::Resolution,
+                request.closest ? std::string("--gpu closest: no NVIDIA or AMD GPU on this machine")
+                                : fmt::format("no GPU {} on this machine", fmt::format("gpu{}", request.indices.front())),
+                "it has no PCI function of class 03 (display or 3D controller) of NVIDIA or AMD; 'affix topo' "
+                "lists its displays");
+  std::string given = pool.source.empty() ? std::string("this process may open") : pool.source + " gives";
+  std::string in_pool;
+  for (const PoolGpu& p : pool.gpus) in_pool += (in_pool.empty() ? "" : ", ") + p.gpu->device.name;
   if (request.closest) {
-    for (const Gpu& g : topo.gpus)
-      if (g.vendor != GpuVendor::Other) pool.push_back(&g);
-    if (pool.empty())
-      throw Error(ErrorKind::Resolution, "--gpu closest: no NVIDIA or AMD GPU on this machine",
-                  topo.gpus.empty()
-                      ? std::string("it has no PCI function of class 03 (display or 3D controller)")
-                      : fmt::format("its display functions are of other vendors: {}", gpus_text(topo.gpus)));
-    return pool;
+    if (pool.gpus.empty()) {
+      std::string hidden;
+      for (const std::string& h : pool.hidden) hidden += (hidden.empty() ? "" : "; ") + h;
+      throw Error(ErrorKind::Resolution, fmt::format("--gpu closest: this process may open none of the GPUs: {}", hidden),
+                  "a device cgroup (a container's, a job's) forbids their device files: run where the job's GPUs are");
+    }
+    return pool.gpus;
   }
+  std::vector<PoolGpu> out;
   for (unsigned n : request.indices) {
     if (n >= topo.gpus.size())
       throw Error(ErrorKind::Resolution, fmt::format("no GPU {} on this machine", fmt::format("gpu{}", n)),
-                  topo.gpus.empty() ? std::string("it has no PCI function of class 03 (display or 3D controller)")
-                                    : fmt::format("GPUs here, in PCI address order: {}", gpus_text(topo.gpus)));
+                  fmt::format("GPUs here, in PCI address order: {}", gpus_text(topo.gpus)));
     const Gpu& g = topo.gpus[n];
-    if (g.vendor == GpuVendor::Other)
+    auto at = std::find_if(pool.gpus.begin(), pool.gpus.end(), [&](const PoolGpu& p) { return p.gpu == &g; });
+    if (at == pool.gpus.end())
       throw Error(ErrorKind::Resolution,
-                  fmt::format("--gpu {}: {} is no NVIDIA or AMD GPU (vendor 0x{:04x})", request.text, gpu_label(g),
-                              g.vendor_id),
-                  fmt::format("--gpu exports CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES, which only NVIDIA's "
-                              "and AMD's runtimes read; near:gpu{} binds to its CPUs alone",
-                              g.index));
-    pool.push_back(&g);
+                  fmt::format("--gpu {}: {} is not among the GPUs {} ({})", request.text, gpu_label(g), given,
+                              in_pool.empty() ? std::string("none") : in_pool),
+                  "a job's GPUs are its own: name one of them, or give --gpu closest");
+    out.push_back(*at);
   }
-  return pool;
+  return out;
 }
 
 std::string rank_text(const LocalRank& rank) {
@@ -64,9 +72,14 @@ std::string rank_text(const LocalRank& rank) {
 GpuStep place_gpu(const GpuRequest& request, const Topology& topo, const Allowed& allowed, const LocalRank& rank,
                   const CpuSet& own, const std::vector<CpuSet>& rank_cpus, const EnvLookup& env) {
   GpuStep out;
+  GpuPool pool = gpu_pool(topo.gpus, env);
+  out.placement.pool_source = pool.source;
+  out.placement.hidden = pool.hidden;
   std::vector<const Gpu*> usable;
+  std::vector<std::string> ids;
   std::vector<CpuSet> usable_cpus;
-  for (const Gpu* g : pool_of(request, topo)) {
+  for (const PoolGpu& pg : pool_of(request, topo, pool)) {
+    const Gpu* g = pg.gpu;
     DevicePlace place = device_place(topo, g->device);
     CpuSet cpus = place.cpus & allowed.cpus;
     if (cpus.empty()) {
@@ -81,6 +94,7 @@ GpuStep place_gpu(const GpuRequest& request, const Topology& topo, const Allowed
       continue;
     }
     usable.push_back(g);
+    ids.push_back(pg.id);
     usable_cpus.push_back(cpus);
   }
   if (usable.empty()) {
@@ -128,10 +142,12 @@ GpuStep place_gpu(const GpuRequest& request, const Topology& topo, const Allowed
   p.rank = rank;
   p.shared_with = shared;
   p.pool = static_cast<unsigned>(usable.size());
-  GpuEnv vars = gpu_env(gpu, env);
+  p.id = ids[*choice];
+  GpuEnv vars = gpu_env(gpu, p.id, env);
   p.env = std::move(vars.exported);
   p.replaced = std::move(vars.replaced);
   out.cpus = own & p.gpu_cpus;
+  for (const std::string& w : pool.warnings) p.warnings.push_back(w);
   for (const std::string& w : gpu.device.warnings) p.warnings.push_back(w);
   if (device_place(topo, gpu.device).unplaced)
     p.warnings.push_back(fmt::format("the kernel does not say where {} is (numa_node {}): --gpu takes every CPU as "

@@ -73,6 +73,9 @@ struct GpuPlacement {
   CpuSet shared_with;                 // the other local ranks given the same GPU
   unsigned pool = 0;                  // how many GPUs the ranks were given from
   std::vector<std::string> left_out;  // GPUs whose CPUs are all outside what is allowed ("gpu2 (BDF): CPUs 8-15")
+  std::string id;                     // what names the GPU to its runtime (gpu_pool.hpp's PoolGpu::id)
+  std::string pool_source;            // the job's list that made the pool ("CUDA_VISIBLE_DEVICES=2"); empty: none
+  std::vector<std::string> hidden;    // GPUs this process may not open ("gpu0 (BDF): this process may not open dev/nvidia0")
   EnvVars env;                        // what run exports, in order
   EnvVars replaced;                   // those of `env` set before affix, with their values then
   // A GPU the kernel places nowhere, a file of a GPU left out, the GPU

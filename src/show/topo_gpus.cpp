@@ -24,7 +24,7 @@ const Gpu* gpu_named(const Topology& topo, const std::string& name) {
 }  // namespace
 
 std::string gpus_text(const Topology& topo) {
-  if (topo.gpus.empty()) return {};
+  if (topo.gpus.empty() && topo.displays.empty()) return {};
   std::string out = "\n";
   const char* label = "gpus";
   for (const Gpu& g : topo.gpus) {
@@ -34,6 +34,16 @@ std::string gpus_text(const Topology& topo) {
                                    format_cpulist(device_place(topo, g.device).cpus));
     if (!g.card.empty()) line += "  " + printable(g.card);
     if (g.memory_node) line += fmt::format("  memory on node {}", *g.memory_node);
+    out += line + "\n";
+    label = "";
+  }
+  label = "displays";
+  for (const Display& d : topo.displays) {
+    std::string where = d.device.numa_node >= 0 ? fmt::format("node {}", d.device.numa_node) : "no node";
+    std::string line = fmt::format("{:<11}{:<9} {}  {:<6}  {:<8} cpus {}", label, d.device.name, d.device.pci.text(),
+                                   fmt::format("0x{:04x}", d.vendor_id), where,
+                                   format_cpulist(device_place(topo, d.device).cpus));
+    if (!d.card.empty()) line += "  " + printable(d.card);
     out += line + "\n";
     label = "";
   }
@@ -49,6 +59,16 @@ std::string gpu_memory_note(const Topology& topo, unsigned node) {
 }
 
 void gpu_device_json(JsonWriter& j, const Topology& topo, const Device& device) {
+  if (device.kind == "display") {
+    for (const Display& d : topo.displays)
+      if (d.device.name == device.name) {
+        j.field("vendor_id", fmt::format("0x{:04x}", d.vendor_id));
+        j.key("card");
+        if (d.card.empty()) j.null();
+        else j.value(d.card);
+      }
+    return;
+  }
   const Gpu* g = device.kind == "gpu" ? gpu_named(topo, device.name) : nullptr;
   if (!g) return;
   j.field("vendor", gpu_vendor_name(g->vendor));

@@ -24,8 +24,9 @@ struct Device {
 
 enum class GpuVendor { Other, Nvidia, Amd };
 
-// A GPU: a PCI function of class 03 (display or 3D controller), gpuN in
-// PCI address order as near: numbers them, and what its runtime calls it.
+// A GPU: a PCI function of class 03 (display or 3D controller) of NVIDIA
+// or AMD, gpuN in PCI address order as near: numbers them, and what its
+// runtime calls it.
 struct Gpu {
   unsigned index = 0;        // N of gpuN
   Device device;             // named gpuN, kind "gpu"
@@ -37,6 +38,17 @@ struct Gpu {
   unsigned vendor_index = 0;  // its index among its vendor's GPUs, PCI address order
   std::optional<long> memory_node;  // the CPU-less node holding its memory (NVIDIA's numa_status)
   std::string card;          // its DRM card ("card1"); empty where none
+  unsigned device_id = 0;    // the function's PCI device id; 0 where unknown
+  std::string device_file;   // "dev/nvidia2", "dev/dri/renderD128"; empty where unknown
+  std::optional<bool> may_open;  // whether this process may open it; nullopt where unknown
+};
+
+// A display: a PCI function of class 03 that no GPU runtime numbers (a
+// BMC's VGA), displayN in PCI address order.
+struct Display {
+  Device device;           // named displayN, kind "display"
+  unsigned vendor_id = 0;  // 0 where unknown
+  std::string card;        // its DRM card; empty where none
 };
 
 }  // namespace affix

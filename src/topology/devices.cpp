@@ -88,11 +88,19 @@ std::vector<std::string> class_names(const SysRoot& root) {
   return out;
 }
 
-std::optional<unsigned> gpu_number(std::string_view name) {
-  if (name.size() < 4 || name.substr(0, 3) != "gpu") return std::nullopt;
-  std::optional<unsigned long long> n = parse_decimal(name.substr(3), k_max_id);
+// N of "gpuN" where `prefix` is "gpu" (of "displayN" where "display").
+std::optional<unsigned> numbered(std::string_view name, std::string_view prefix) {
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::optional<unsigned long long> n = parse_decimal(name.substr(prefix.size()), k_max_id);
   if (!n) return std::nullopt;
   return static_cast<unsigned>(*n);
+}
+
+// "gpu0 (0000:3b:00.0), gpu1 (...)"
+std::string functions_text(const std::vector<GpuFunction>& all, const char* prefix) {
+  std::string out;
+  for (size_t i = 0; i < all.size(); ++i) out += fmt::format("{}{}{} ({})", out.empty() ? "" : ", ", prefix, i, all[i].pci.text());
+  return out;
 }
 
 }  // namespace
@@ -141,16 +149,22 @@ Device read_device(const SysRoot& root, std::string_view name) {
                   fmt::format("PCI functions here: {}", name_list(root.list(k_pci_dir))));
     return read_pci_function(root, text, text, "pci");
   }
-  if (std::optional<unsigned> k = gpu_number(n)) {
+  if (std::optional<unsigned> k = numbered(n, "gpu")) {
     std::vector<GpuFunction> all = gpu_functions(root);
     if (*k < all.size()) return read_pci_function(root, all[*k].entry, n, "gpu");
-    std::vector<std::string> names;
-    for (size_t i = 0; i < all.size(); ++i) names.push_back(fmt::format("gpu{} ({})", i, all[i].pci.text()));
-    std::string here;
-    for (const std::string& g : names) here += (here.empty() ? "" : ", ") + g;
-    throw Error(ErrorKind::Resolution, fmt::format("no GPU {} on this machine", n),
-                all.empty() ? std::string("it has no PCI function of class 03 (display or 3D controller)")
-                            : fmt::format("GPUs here, in PCI address order: {}", here));
+    std::vector<GpuFunction> displays = display_functions(root);
+    std::string hint = all.empty() ? std::string("it has no NVIDIA or AMD GPU")
+                                   : fmt::format("GPUs here, in PCI address order: {}", functions_text(all, "gpu"));
+    if (!displays.empty())
+      hint += fmt::format("; displays (no GPU runtime numbers them): {}", functions_text(displays, "display"));
+    throw Error(ErrorKind::Resolution, fmt::format("no GPU {} on this machine", n), hint);
+  }
+  if (std::optional<unsigned> k = numbered(n, "display")) {
+    std::vector<GpuFunction> all = display_functions(root);
+    if (*k < all.size()) return read_pci_function(root, all[*k].entry, n, "display");
+    throw Error(ErrorKind::Resolution, fmt::format("no display {} on this machine", n),
+                all.empty() ? std::string("it has no display function of class 03 but its GPUs")
+                            : fmt::format("displays here, in PCI address order: {}", functions_text(all, "display")));
   }
   for (const ClassDir& c : k_class_dirs) {
     std::string rel = fmt::format("{}/{}", c.dir, n);
@@ -212,6 +226,9 @@ std::vector<Device> list_devices(const SysRoot& root) {
   }
   std::vector<GpuFunction> all = gpu_functions(root);
   for (size_t i = 0; i < all.size(); ++i) out.push_back(read_pci_function(root, all[i].entry, fmt::format("gpu{}", i), "gpu"));
+  std::vector<GpuFunction> displays = display_functions(root);
+  for (size_t i = 0; i < displays.size(); ++i)
+    out.push_back(read_pci_function(root, displays[i].entry, fmt::format("display{}", i), "display"));
   // Each class in the order above, by name inside it (dax's two directories merged).
   std::stable_sort(out.begin(), out.end(), [](const Device& a, const Device& b) {
     auto rank = [](const std::string& kind) {
@@ -219,7 +236,8 @@ std::vector<Device> list_devices(const SysRoot& root) {
         if (kind == k_class_dirs[i].kind) return i;
       return std::size(k_class_dirs);
     };
-    if (a.kind == "gpu" || b.kind == "gpu") return rank(a.kind) < rank(b.kind);
+    if (a.kind == "gpu" || b.kind == "gpu" || a.kind == "display" || b.kind == "display")
+      return std::tuple(rank(a.kind), a.kind == "display") < std::tuple(rank(b.kind), b.kind == "display");
     return std::tuple(rank(a.kind), a.name) < std::tuple(rank(b.kind), b.name);
   });
   return out;

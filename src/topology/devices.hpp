@@ -4,8 +4,9 @@
 // resolver's near: step, explain and topo.
 //
 // A device is found by name under sys/class/{net,block,infiniband,drm,dax}
-// (and sys/bus/dax/devices), as gpuN (the Nth PCI function of class 0x03,
-// display or 3D controller, in PCI address order), or by its PCI address
+// (and sys/bus/dax/devices), as gpuN (the Nth GPU, NVIDIA's or AMD's, in PCI
+// address order: gpus.hpp), as displayN (the Nth other function of class 03,
+// such as a BMC's VGA), or by its PCI address
 // under sys/bus/pci/devices. Its PCI function is the last PCI address on
 // the path its sysfs link points to (past the bridges), as hwloc's Linux
 // backend finds it (hwloc_linuxfs_find_osdev_parent): a link into
@@ -63,9 +64,9 @@ Device read_pci_function(const SysRoot& root, const std::string& entry, std::str
 
 // Every device near: takes by name, for topo: network interfaces, whole
 // disks (no partitions), RDMA devices, DRM cards (card*, not renderD* or
-// connectors), DAX devices, then each GPU's function as gpuN; those with no
-// PCI function are left out. Ordered by class in that order, then by name
-// (gpuN by N).
+// connectors), DAX devices, then each GPU's function as gpuN and each
+// display's as displayN; those with no PCI function are left out. Ordered
+// by class in that order, then by name (gpuN by N, then displayN by N).
 std::vector<Device> list_devices(const SysRoot& root);
 
 }  // namespace affix

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <unistd.h>
+
 #include "devices.hpp"
 #include "error.hpp"
 #include "pci.hpp"
@@ -103,22 +105,82 @@ std::string drm_card(const SysRoot& root, const std::string& dir) {
 
 }  // namespace
 
-std::vector<GpuFunction> gpu_functions(const SysRoot& root) {
+namespace {
+
+// Every function of class 0x03xxxx, in PCI address order, each with
+// whether a runtime numbers it (NVIDIA's vendor or driver, AMD's vendor).
+std::vector<GpuFunction> class03_functions(const SysRoot& root) {
   std::vector<GpuFunction> out;
   for (const std::string& name : root.list(k_pci_dir)) {
     Parsed<PciAddress> a = parse_pci_address(name);
     if (!a) continue;
-    std::optional<std::string> cls = root.read(fmt::format("{}/{}/class", k_pci_dir, name), 64);
+    std::string dir = fmt::format("{}/{}", k_pci_dir, name);
+    std::optional<std::string> cls = root.read(dir + "/class", 64);
     if (!cls) continue;
     std::string_view c = trim_space(*cls);
     if (c.substr(0, 2) == "0x") c.remove_prefix(2);
     if (c.size() != 6 || !all_hex_digits(c) || hex_digits_value(c.substr(0, 2)) != 0x03) continue;
-    out.push_back(GpuFunction{*a.value, name});
+    GpuFunction f{*a.value, name, 0, false};
+    try {
+      if (std::optional<std::string> v = root.read(dir + "/vendor", 64)) f.vendor_id = hex_field(*v, 4).value_or(0);
+    } catch (const Error&) {
+      // unreadable: vendor 0 (read_gpus warns of it)
+    }
+    bool nvidia_driver = root.exists(fmt::format("{}/{}", k_nvidia_dir, name));
+    f.compute = f.vendor_id == k_vendor_nvidia || f.vendor_id == k_vendor_amd || (f.vendor_id == 0 && nvidia_driver);
+    out.push_back(std::move(f));
   }
   std::sort(out.begin(), out.end(),
             [](const GpuFunction& a, const GpuFunction& b) { return a.pci.key() < b.pci.key(); });
   return out;
 }
+
+std::vector<GpuFunction> functions_of(const SysRoot& root, bool compute) {
+  std::vector<GpuFunction> out;
+  for (GpuFunction& f : class03_functions(root))
+    if (f.compute == compute) out.push_back(std::move(f));
+  return out;
+}
+
+// NVIDIA's "Device Minor: 2" (its /dev/nvidia2); nullopt where not said.
+std::optional<unsigned> nvidia_minor(const SysRoot& root, const std::string& entry) {
+  std::optional<std::string> text;
+  try {
+    text = root.read(fmt::format("{}/{}/information", k_nvidia_dir, entry), k_small_file);
+  } catch (const Error&) {
+    return std::nullopt;  // nvidia_uuid warns of it
+  }
+  if (!text) return std::nullopt;
+  std::optional<std::string_view> v = keyed_line(*text, "Device Minor:");
+  if (!v) return std::nullopt;
+  std::optional<unsigned long long> n = parse_decimal(*v, k_max_id);
+  if (!n) return std::nullopt;
+  return static_cast<unsigned>(*n);
+}
+
+// The render node amdgpu gives the function ("renderD128"), as ROCm's
+// libhsakmt opens it; empty where none.
+std::string render_node(const SysRoot& root, const std::string& dir) {
+  for (const std::string& name : root.list(dir + "/drm"))
+    if (name.size() > 7 && name.rfind("renderD", 0) == 0 && parse_decimal(std::string_view(name).substr(7), k_max_id))
+      return name;
+  return {};
+}
+
+// Whether this process may open `file` (under root): access(2) applies
+// the device cgroup's rules (inode_permission), as open(2) does; nullopt
+// where the file is not there (a captured machine, or a driver that makes
+// its device files when a program first asks for them).
+std::optional<bool> may_open(const SysRoot& root, const std::string& file) {
+  if (file.empty() || !root.exists(file)) return std::nullopt;
+  return ::access(root.path(file).c_str(), R_OK | W_OK) == 0;
+}
+
+}  // namespace
+
+std::vector<GpuFunction> gpu_functions(const SysRoot& root) { return functions_of(root, true); }
+
+std::vector<GpuFunction> display_functions(const SysRoot& root) { return functions_of(root, false); }
 
 std::vector<Gpu> read_gpus(const SysRoot& root) {
   std::vector<Gpu> out;
@@ -132,19 +194,40 @@ std::vector<Gpu> read_gpus(const SysRoot& root) {
     std::string dir = fmt::format("{}/{}", k_pci_dir, entry);
     if (std::optional<std::string> v = read_small(root, dir + "/vendor", g.device))
       g.vendor_id = hex_field(*v, 4).value_or(0);
-    bool nvidia_driver = root.exists(fmt::format("{}/{}", k_nvidia_dir, entry));
-    if (g.vendor_id == k_vendor_nvidia || (g.vendor_id == 0 && nvidia_driver)) {
+    try {
+      if (std::optional<std::string> v = root.read(dir + "/device", 64)) g.device_id = hex_field(*v, 4).value_or(0);
+    } catch (const Error&) {
+      // left 0: only the CUDA order's warning reads it
+    }
+    if (g.vendor_id == k_vendor_amd) {
+      g.vendor = GpuVendor::Amd;
+      g.vendor_index = amd++;
+      g.uuid = amd_uuid(root, dir, g.device);
+      std::string render = render_node(root, dir);
+      if (!render.empty()) g.device_file = "dev/dri/" + render;
+    } else {  // NVIDIA's vendor, or NVIDIA's driver lists it (gpu_functions)
       g.vendor = GpuVendor::Nvidia;
       g.vendor_index = nvidia++;
       g.uuid = nvidia_uuid(root, entry, g.device);
       g.memory_node = memory_node(root, entry, g.device);
-    } else if (g.vendor_id == k_vendor_amd) {
-      g.vendor = GpuVendor::Amd;
-      g.vendor_index = amd++;
-      g.uuid = amd_uuid(root, dir, g.device);
+      if (std::optional<unsigned> minor = nvidia_minor(root, entry)) g.device_file = fmt::format("dev/nvidia{}", *minor);
     }
+    g.may_open = may_open(root, g.device_file);
     g.card = drm_card(root, dir);
     out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<Display> read_displays(const SysRoot& root) {
+  std::vector<Display> out;
+  std::vector<GpuFunction> functions = display_functions(root);
+  for (size_t i = 0; i < functions.size(); ++i) {
+    Display d;
+    d.device = read_pci_function(root, functions[i].entry, fmt::format("display{}", i), "display");
+    d.vendor_id = functions[i].vendor_id;
+    d.card = drm_card(root, fmt::format("{}/{}", k_pci_dir, functions[i].entry));
+    out.push_back(std::move(d));
   }
   return out;
 }

@@ -137,6 +137,9 @@ struct Topology {
   // The GPUs (gpus.hpp), read where --gpu or topo needs them
   // (read_request_gpus, place/near.hpp; topo); empty otherwise.
   std::vector<Gpu> gpus;
+  // The displays (gpus.hpp: class 03 functions no GPU runtime numbers),
+  // read for topo; empty otherwise.
+  std::vector<Display> displays;
 
   // Units in the order of units, per level (Cpu: every online known CPU, in
   // topology order).

@@ -121,7 +121,7 @@ expect_exact "affix pin --policy b" batch
 expect_exact "affix explain 0 --uclamp " 0:1024 0:512 512:1024
 expect_exact "affix explain 0 --order " compact scatter
 expect_exact "affix explain --root $corpora/nvidiagpunumanodes --gpu " closest 0 1 2 3 4 5
-expect_exact "affix explain --root $corpora/2pa-pcidomain32bits all --gpu " closest 0
+expect_exact "affix explain --root $corpora/2pa-pcidomain32bits all --gpu " closest  # a Cirrus VGA: a display
 expect_exact "affix explain all --gpu c" closest
 expect_exact "affix run --order=s" scatter
 expect_exact "affix explain 0 --as " systemd nginx docker taskset numactl

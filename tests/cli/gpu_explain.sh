@@ -46,7 +46,7 @@ RANK  GPU   PCI           VENDOR  CPUS       NODES  MEMORY  VARIABLE
   "$(explain "$nv" all --slice rank --gpu closest --ranks 4)"
 check "8 AMD ranks on 4 GPUs: the map and who shares" "ranks     8 local ranks (--ranks)
 allowed   CPUs 0-7, nodes 0-3 (from all-online)
-by index  ROCR_VISIBLE_DEVICES counts the AMD GPUs in PCI address order (no unique_id here)
+by index  ROCR_VISIBLE_DEVICES counts the AMD GPUs this process may open, in PCI address order (no unique_id here)
 
 RANK  GPU   PCI           VENDOR  CPUS   NODES  MEMORY  VARIABLE
 0     gpu0  0000:03:00.0  amd     0 (1)  0      bind:0  ROCR_VISIBLE_DEVICES=GPU-2d9e4e3a1b2c3d40
@@ -78,18 +78,19 @@ sockets   0
 nodes     0
 gpu       gpu1 (nvidia): PCI 0000:3b:00.0, node 0, CPUs 0-7
 rank      1 of 4 (from OMPI_COMM_WORLD_LOCAL_RANK/OMPI_COMM_WORLD_LOCAL_SIZE)
+pool      4 GPUs of the job's list: CUDA_VISIBLE_DEVICES=0,1,2,3
 exports   CUDA_VISIBLE_DEVICES=GPU-1a2b3c4d-0000-1111-2222-333344445555 (by UUID; replaces '0,1,2,3')
           CUDA_DEVICE_ORDER=PCI_BUS_ID
 allowed   CPUs 0-15, nodes 0-1 (from all-online)
 memory    bind on node 0
 dropped   0-3,8-15 slice" \
   "$(OMPI_COMM_WORLD_LOCAL_RANK=1 OMPI_COMM_WORLD_LOCAL_SIZE=4 CUDA_VISIBLE_DEVICES=0,1,2,3 \
-     explain "$nv" all --slice rank --gpu closest | sed '/^env/,$d')"
+     CUDA_DEVICE_ORDER=PCI_BUS_ID explain "$nv" all --slice rank --gpu closest | sed '/^env/,$d')"
 check "without a launcher: rank 0 of 1, gpu0's node" "gpu       gpu0 (nvidia): PCI 0000:1b:00.0, node 0, CPUs 0-7
 rank      0 of 1 (no launcher's rank in the environment)" \
   "$(explain "$nv" all --gpu closest | grep -E '^(gpu|rank) ')"
 check "an AMD GPU without unique_id: by index" \
-  "exports   ROCR_VISIBLE_DEVICES=3 (by index: 3 among the AMD GPUs in PCI address order)
+  "exports   ROCR_VISIBLE_DEVICES=3 (by index: 3 among the AMD GPUs this process may open, in PCI address order)
           CUDA_VISIBLE_DEVICES=0" \
   "$(explain "$amd" all --gpu 3 | sed -n '/^exports/,/^allowed/p' | sed '$d')"
 
@@ -111,7 +112,7 @@ allowed   CPUs 0-15, nodes 0 (from cgroup1:/sys/fs/cgroup/cpuset/jjh/cpuset.effe
 left out  gpu3 (0007:00:00.0) is near CPUs 88-103: none of its CPUs allowed
 left out  gpu4 (0035:04:00.0) is near CPUs 88-103: none of its CPUs allowed
 left out  gpu5 (0035:05:00.0) is near CPUs 88-103: none of its CPUs allowed
-by index  CUDA_VISIBLE_DEVICES counts the NVIDIA GPUs in PCI address order (the driver gives no UUID here)
+by index  CUDA_VISIBLE_DEVICES counts the NVIDIA GPUs this process may open, in PCI address order (the driver gives no UUID here)
 
 RANK  GPU   PCI           VENDOR  CPUS       NODES  MEMORY  VARIABLE
 0     gpu0  0004:05:00.0  nvidia  0-15 (16)  0      bind:0  CUDA_VISIBLE_DEVICES=0
@@ -128,7 +129,27 @@ check "--gpu 7: no such GPU" "affix: error: no GPU gpu7 on this machine
 affix: hint: GPUs here, in PCI address order: gpu0 (0000:1b:00.0), gpu1 (0000:3b:00.0), gpu2 (0000:88:00.0), gpu3 (0000:b1:00.0)" "$last_err"
 status "a Cirrus VGA only" 2 explain "$AFFIX_CORPORA_DIR/2pa-pcidomain32bits" all --gpu closest
 check "a Cirrus VGA only: no NVIDIA or AMD GPU" "affix: error: --gpu closest: no NVIDIA or AMD GPU on this machine
-affix: hint: its display functions are of other vendors: gpu0 (0000:00:02.0, vendor 0x1013)" "$last_err"
+affix: hint: it has no PCI function of class 03 (display or 3D controller) of NVIDIA or AMD; 'affix topo' lists its displays" "$last_err"
+check "a Cirrus VGA only: topo names it a display" "displays   display0  0000:00:02.0  0x1013  no node  cpus 0  card0" \
+  "$("$AFFIX" topo --root "$AFFIX_CORPORA_DIR/2pa-pcidomain32bits" | grep '^displays')"
+
+# A job's GPUs (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES) are the pool.
+check "POWER9, CUDA_VISIBLE_DEVICES=2: gpu2, not gpu0" "pool      1 GPU of the job's list: CUDA_VISIBLE_DEVICES=2
+exports   CUDA_VISIBLE_DEVICES=2 (by index: 2 among the NVIDIA GPUs this process may open, in PCI address order)" \
+  "$(CUDA_VISIBLE_DEVICES=2 CUDA_DEVICE_ORDER=PCI_BUS_ID explain "$p9" all --gpu closest | grep -E '^(pool|exports) ')"
+check "two ranks over a pool of two, by UUID" "RANK  GPU   PCI           VENDOR  CPUS      NODES  MEMORY  VARIABLE
+0     gpu3  0000:b1:00.0  nvidia  8-15 (8)  1      bind:1  CUDA_VISIBLE_DEVICES=GPU-3a2b3c4d-0000-1111-2222-333344445555
+1     gpu0  0000:1b:00.0  nvidia  0-7 (8)   0      bind:0  CUDA_VISIBLE_DEVICES=GPU-0a2b3c4d-0000-1111-2222-333344445555" \
+  "$(CUDA_VISIBLE_DEVICES=GPU-3a,0 CUDA_DEVICE_ORDER=PCI_BUS_ID explain "$nv" all --gpu closest --ranks 2 | sed -n '/^RANK/,/^$/p' | sed '/^$/d')"
+check "ROCR_VISIBLE_DEVICES by unique_id prefix" "exports   ROCR_VISIBLE_DEVICES=GPU-2d9e4e3a1b2c3d42 (by UUID; replaces 'gpu-2D9E4E3A1B2C3D42')" \
+  "$(ROCR_VISIBLE_DEVICES=gpu-2D9E4E3A1B2C3D42 explain "$amd" all --gpu closest | grep '^exports')"
+status "a list affix cannot map" 2 env CUDA_VISIBLE_DEVICES=0,7 "$AFFIX" explain --root "$nv" all --gpu closest
+check "a list affix cannot map: why" "affix: error: CUDA_VISIBLE_DEVICES='0,7': '7' is an index, and this process may open 4 NVIDIA GPUs (gpu0, gpu1, gpu2, gpu3)
+affix: hint: affix reads the list as the GPU runtime does, to give only those GPUs: give indices or GPU UUIDs ('affix topo --json' lists the GPUs and their UUIDs), or unset it to give every GPU" "$last_err"
+status "a MIG instance's own UUID" 2 env CUDA_VISIBLE_DEVICES=MIG-4f1e2d3c-0000-1111-2222-333344445555 "$AFFIX" explain --root "$nv" all --gpu closest
+status "--gpu 1 outside the job's list" 2 env CUDA_VISIBLE_DEVICES=2 "$AFFIX" explain --root "$nv" all --gpu 1
+check "--gpu 1 outside the job's list: why" "affix: error: --gpu 1: gpu1 (0000:3b:00.0) is not among the GPUs CUDA_VISIBLE_DEVICES=2 gives (gpu2)
+affix: hint: a job's GPUs are its own: name one of them, or give --gpu closest" "$last_err"
 status "rank 0 of 2 near no GPU of --gpu 2" 2 env OMPI_COMM_WORLD_LOCAL_RANK=0 OMPI_COMM_WORLD_LOCAL_SIZE=2 \
   "$AFFIX" explain --root "$nv" all --slice rank --gpu 2
 check "names the rank's CPUs and the GPUs'" "affix: error: no GPU of --gpu 2 is near CPUs 0-7 (local rank 0 of 2)
@@ -154,11 +175,37 @@ check "a job-wide rank without a local one: the warning" "warning   PMI_RANK=3 s
 status "a garbled launcher variable names --gpu" 2 env LOCAL_RANK=one LOCAL_WORLD_SIZE=2 "$AFFIX" explain --root "$nv" all --gpu closest
 check "a garbled launcher variable" "affix: error: --gpu: LOCAL_RANK='one' is not a number" "$last_err"
 
+# A device cgroup's view, as access(2) gives it: the process may not open
+# gpu0's and gpu1's device files (mode 000, and affix run as nobody where
+# this test is root), so they are left out and an index counts gpu2 and gpu3.
+cg=$tmp/cg
+cp -a "$nv" "$cg"
+mkdir -p "$cg/dev"
+i=0
+for bdf in 0000:1b:00.0 0000:3b:00.0 0000:88:00.0 0000:b1:00.0; do
+  printf 'Device Minor: \t %s\n' $i >> "$cg/proc/driver/nvidia/gpus/$bdf/information"
+  : > "$cg/dev/nvidia$i"
+  chmod $((i < 2 ? 0 : 666)) "$cg/dev/nvidia$i"
+  i=$((i + 1))
+done
+chmod -R a+rX "$tmp" && chmod 000 "$cg/dev/nvidia0" "$cg/dev/nvidia1"
+as_user() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+check "device cgroup: gpu0 and gpu1 left out, rank 0 takes gpu2" "gpu       gpu2 (nvidia): PCI 0000:88:00.0, node 1, CPUs 8-15
+exports   CUDA_VISIBLE_DEVICES=GPU-2a2b3c4d-0000-1111-2222-333344445555 (by UUID)
+left out  gpu0 (0000:1b:00.0): this process may not open dev/nvidia0
+          gpu1 (0000:3b:00.0): this process may not open dev/nvidia1" \
+  "$(as_user "$AFFIX" explain --root "$cg" all --gpu closest | grep -E '^(gpu|exports|left out) |^          gpu')"
+check "device cgroup: index 1 is the second GPU it may open, gpu3" "gpu       gpu3 (nvidia): PCI 0000:b1:00.0, node 1, CPUs 8-15" \
+  "$(as_user env CUDA_VISIBLE_DEVICES=1 CUDA_DEVICE_ORDER=PCI_BUS_ID "$AFFIX" explain --root "$cg" all --gpu closest | grep '^gpu ')"
+status "device cgroup: --gpu 0" 2 as_user "$AFFIX" explain --root "$cg" all --gpu 0
+check "device cgroup: --gpu 0, why" "affix: error: --gpu 0: gpu0 (0000:1b:00.0) is not among the GPUs this process may open (gpu2, gpu3)
+affix: hint: a job's GPUs are its own: name one of them, or give --gpu closest" "$last_err"
+
 # This machine has no GPU: run and --dry-run refuse before anything starts (125).
 marker=$tmp/ran
 status "run --gpu closest here" 125 "$AFFIX" --gpu closest all -- touch "$marker"
 check "run --gpu here: why" "affix: error: --gpu closest: no NVIDIA or AMD GPU on this machine
-affix: hint: it has no PCI function of class 03 (display or 3D controller)" "$last_err"
+affix: hint: it has no PCI function of class 03 (display or 3D controller) of NVIDIA or AMD; 'affix topo' lists its displays" "$last_err"
 check "run --gpu here: nothing ran" "no" "$([[ -e $marker ]] && echo yes || echo no)"
 status "--dry-run --gpu closest here" 125 "$AFFIX" --dry-run --slice rank --gpu closest all -- true
 status "run has no --root" 125 "$AFFIX" --root "$nv" --gpu closest all -- touch "$marker"

@@ -64,7 +64,7 @@ check "later step: message" "affix: error: invalid location 'socket:0.near:eth0'
 check "run: exit 125" 125 "$rc"
 
 # topo lists the devices by node; JSON has them with their CPUs.
-check "topo text" "devices    node 0   eth0 eth1 eth2 eth3 sda sr0 gpu0
+check "topo text" "devices    node 0   eth0 eth1 eth2 eth3 sda sr0 display0
            node 1   ib0 qib0" "$("$AFFIX" topo --root "$corpora/$fake" | grep -A1 '^devices')"
 check "topo json" '[{"name": "enp96s0f0", "class": "net", "pci": "0000:60:00.0", "node": 0, "cpus": "0-7,16-23"}, {"name": "enp96s0f1", "class": "net", "pci": "0000:60:00.1", "node": 0, "cpus": "0-7,16-23"}]' \
   "$("$AFFIX" topo --json --root "$corpora/32intel64-2p8co2t+8ve" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["devices"]))')"

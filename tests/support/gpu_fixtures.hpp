@@ -100,6 +100,15 @@ inline std::string summary(const Placement& p) {
   return out;
 }
 
+inline std::string error_of(const std::string& dir, const PlacementRequest& r, const Env& env,
+                            const char* allowed_cpus = nullptr) {
+  try {
+    place(dir, r, env, allowed_cpus);
+  } catch (const Error& e) {
+    return std::string(e.what()) + " | " + e.hint();
+  }
+  return "no error";
+}
 inline std::string error_of(const TempRoot& root, const PlacementRequest& r, const Env& env,
                      const char* allowed_cpus = nullptr) {
   try {

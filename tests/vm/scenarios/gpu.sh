@@ -21,7 +21,7 @@ check_eq "topo: the GPUs" "gpus       gpu0   0000:41:00.0  amd     node 0   cpus
 check_run "explain --ranks 2" 0 affix explain all --slice rank --gpu closest --ranks 2
 check_match "explain --ranks 2: the allowed CPUs" "allowed   CPUs 0-7, nodes 0-1 (from *)" "$(printf '%s\n' "$OUT" | sed -n 2p)"
 check_eq "explain --ranks 2: the map" "ranks     2 local ranks (--ranks)
-by index  ROCR_VISIBLE_DEVICES counts the AMD GPUs in PCI address order (no unique_id here)
+by index  ROCR_VISIBLE_DEVICES counts the AMD GPUs this process may open, in PCI address order (no unique_id here)
 
 RANK  GPU   PCI           VENDOR  CPUS     NODES  MEMORY  VARIABLE
 0     gpu0  0000:41:00.0  amd     0-3 (4)  0      bind:0  ROCR_VISIBLE_DEVICES=0
@@ -64,7 +64,10 @@ check_run "rank 0's check of rank 1's process" 1 rank 0 2 affix pin --check --sl
 check_eq "what disagrees" "$pid1: 1 thread, 1 not within CPUs 0-3
   $pid1 (sleep): cpus 4-7, not within 0-3
   $pid1: memory policy bind:1, not bind:0
-  $pid1: ROCR_VISIBLE_DEVICES=1, not 0 (gpu0 (0000:41:00.0))" "$OUT"
+  $pid1: ROCR_VISIBLE_DEVICES=1 names gpu1 (0000:81:00.0), not gpu0 (0000:41:00.0)" "$OUT"
+check_run "rank 0's check of rank 1's process, --json" 1 rank 0 2 affix pin --check --json --slice rank --gpu closest all $pid1
+check_eq "--json: the variable, and the GPU it names" "ROCR_VISIBLE_DEVICES 1 0 gpu1 (0000:81:00.0)" \
+  "$(json '.targets[0].env[0].wrong[0] | "\(.name) \(.value) \(.want) \(.names)"')"
 kill $pid0 $pid1
 wait $pid0 $pid1 2>/dev/null
 
