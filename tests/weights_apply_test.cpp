@@ -3,17 +3,24 @@
 // order: the weights, then the policy, put back where the command does not
 // start.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "error.hpp"
 #include "fake_os.hpp"
 #include "fixtures.hpp"
 #include "launch.hpp"
+#include "memory_root.hpp"
+#include "resolver.hpp"
+#include "topology.hpp"
 #include "weights_apply.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;
+using affix::test::TempRoot;
 
 namespace {
 
@@ -65,7 +72,103 @@ LaunchRequest command(std::vector<std::string> argv) {
   return r;
 }
 
+// Linux 6.16's weighted_interleave directory on a synthetic sysfs (files
+// under a TempRoot), written as mm/mempolicy.c's stores do: a node's weight
+// written sets it and turns the auto mode off; "true" written to `auto`
+// sets every node's weight from its bandwidth (`bandwidth_weights`);
+// "false" keeps the weights there.
+class SysfsWeights : public WeightsOs {
+public:
+  SysfsWeights(const TempRoot& root, std::map<unsigned, unsigned> bandwidth_weights)
+      : m_root(root), m_bandwidth(std::move(bandwidth_weights)) {}
+  std::vector<std::pair<std::string, std::string>> writes;
+
+  int check_weight_file(const std::string& name) override {
+    return std::filesystem::exists(m_root.path(dir() + name)) ? 0 : ENOENT;
+  }
+  int write_weight_file(const std::string& name, const std::string& text) override {
+    if (check_weight_file(name)) return ENOENT;
+    writes.emplace_back(name, text);
+    if (name == "auto") {
+      auto on = parse_auto_mode(text);
+      if (!on) return EINVAL;
+      if (*on)
+        for (const auto& [node, w] : m_bandwidth) m_root.write(dir() + "node" + std::to_string(node), fmt::format("{}\n", w));
+      m_root.write(dir() + "auto", *on ? "true\n" : "false\n");
+      return 0;
+    }
+    auto w = parse_weight(text);
+    if (!w) return EINVAL;
+    m_root.write(dir() + name, fmt::format("{}\n", *w));
+    m_root.write(dir() + "auto", "false\n");
+    return 0;
+  }
+  InterleaveWeights read_weights() override { return read_interleave_weights(SysRoot(m_root.path())); }
+
+private:
+  static std::string dir() { return std::string(k_weights_dir) + "/"; }
+  const TempRoot& m_root;
+  std::map<unsigned, unsigned> m_bandwidth;
+};
+
+std::string sysfs_file(const TempRoot& root, const std::string& name) {
+  std::ifstream f(root.path(std::string(k_weights_dir) + "/" + name));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 }  // namespace
+
+TEST_CASE("weights auto on Linux 6.16: a failed run puts back the administrator's weights and the auto mode off") {
+  TempRoot root;
+  affix::test::cxl_machine(root);
+  // The administrator's own weights, the kernel's auto mode off.
+  affix::test::write_weights(root, {{0, 5}, {1, 4}, {2, 7}}, "false");
+  WeightsRequest r;
+  r.automatic = true;
+  WeightPlan plan = plan_weights(r, *parse_cpulist("0,2").value, read_topology(SysRoot(root.path())));
+  REQUIRE(plan.turn_auto_on);
+  SysfsWeights os(root, {{0, 3}, {1, 3}, {2, 2}});
+  AppliedWeights done = apply_weights(os, plan);
+  CHECK(sysfs_file(root, "auto") == "true\n");
+  CHECK(done.now.weights == std::map<unsigned, unsigned>{{0, 3}, {1, 3}, {2, 2}});
+  // What a run that fails after this (its policy, CPUs, exec) does.
+  CHECK(restore_weights(os, done.written).empty());
+  CHECK(sysfs_file(root, "node0") == "5\n");
+  CHECK(sysfs_file(root, "node1") == "4\n");
+  CHECK(sysfs_file(root, "node2") == "7\n");
+  CHECK(sysfs_file(root, "auto") == "false\n");
+  CHECK(os.writes == Writes{{"auto", "true\n"}, {"node2", "7\n"}, {"node1", "4\n"}, {"node0", "5\n"}, {"auto", "false\n"}});
+
+  // Auto mode on and weights given: a failed run turns it on again, and the
+  // kernel sets its own weights.
+  affix::test::write_weights(root, {{0, 3}, {1, 3}, {2, 2}}, "true");
+  WeightsRequest g;
+  g.given = {{0, 9}};
+  SysfsWeights on(root, {{0, 3}, {1, 3}, {2, 2}});
+  AppliedWeights given_done =
+      apply_weights(on, plan_weights(g, *parse_cpulist("0,2").value, read_topology(SysRoot(root.path()))));
+  CHECK(sysfs_file(root, "auto") == "false\n");
+  CHECK(sysfs_file(root, "node0") == "9\n");
+  CHECK(restore_weights(on, given_done.written).empty());
+  CHECK(sysfs_file(root, "node0") == "3\n");
+  CHECK(sysfs_file(root, "auto") == "true\n");
+}
+
+TEST_CASE("weights auto: a node file that could not be put back refuses before the auto mode is turned on") {
+  FakeOs os;
+  kernel_weights(os, false);
+  os.weights.weights = {{0, 5}, {1, 4}, {2, 7}};
+  os.check_weight_errors["node1"] = EACCES;
+  WeightPlan p = given(os, {});
+  p.source = WeightSource::KernelAuto;
+  p.turn_auto_on = true;
+  Error e = apply_error(os, p);
+  CHECK(std::string(e.what()) == "cannot turn on the kernel's auto interleave weights: node 1's weight 4 could not be "
+                                 "put back (Permission denied); nothing was written");
+  CHECK(os.weight_writes.empty());
+}
 
 TEST_CASE("weights: every file is checked first; a refusal writes nothing") {
   FakeOs os;
@@ -136,7 +239,10 @@ TEST_CASE("weights: the kernel's auto mode turned on, and off again where the co
   os.exec_error = ENOENT;
   std::ostringstream out, err;
   CHECK(launch(os, weighted_placement(p), command({"nope"}), out, err) == 127);
-  CHECK(os.weight_writes == Writes{{"auto", "true\n"}, {"auto", "false\n"}});
+  CHECK(os.weight_writes ==
+        Writes{{"auto", "true\n"}, {"node2", "1\n"}, {"node1", "1\n"}, {"node0", "1\n"}, {"auto", "false\n"}});
+  CHECK(os.weights.weights == std::map<unsigned, unsigned>{{0, 1}, {1, 1}, {2, 1}});
+  CHECK(os.weights.auto_mode == false);
   CHECK(err.str().rfind("affix: warning: turning on the kernel's auto interleave weights", 0) == 0);
 }
 

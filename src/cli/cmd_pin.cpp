@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -152,8 +155,17 @@ std::string migrate_report(LinuxOs& os, const SysRoot& root, const PinReport& re
         targets.push_back({proc.pid, *p.mem_policy, migrate_nodes(p),
                            [&os, &proc] { return identity_of(os, proc) == Identity::Same; }, weighted_order(p)});
   }
+  // On a terminal, a move longer than a second shows its progress on
+  // stderr (migrate_progress.hpp); never in a pipe or a file.
+  std::optional<MigrateProgress> progress;
+  if (!dry_run && ::isatty(STDERR_FILENO))
+    progress.emplace([&os] { return os.now_ms(); },
+                     [](const std::string& text) {
+                       std::fputs(text.c_str(), stderr);
+                       std::fflush(stderr);
+                     });
   try {
-    MigrateOutput out = migrate_all(os, root, targets, all_nodes, dry_run);
+    MigrateOutput out = migrate_all(os, root, targets, all_nodes, dry_run, progress ? &*progress : nullptr);
     for (const auto& w : out.warnings) print_warning(w);
     return out.text;
   } catch (const Error& e) {

@@ -21,9 +21,13 @@ int check_file(const std::string& file) {
 
 }  // namespace
 
-int exec_lookup(const std::string& command, const char* path) {
+int exec_lookup(const std::string& command, const char* path, std::string* found) {
   if (command.empty()) return ENOENT;
-  if (command.find('/') != std::string::npos) return check_file(command);
+  if (command.find('/') != std::string::npos) {
+    int e = check_file(command);
+    if (e == 0 && found) *found = command;
+    return e;
+  }
   std::string_view dirs = path ? path : "/bin:/usr/bin";
   bool denied = false;
   while (true) {
@@ -31,7 +35,10 @@ int exec_lookup(const std::string& command, const char* path) {
     std::string_view dir = dirs.substr(0, colon);
     std::string file = dir.empty() ? command : std::string(dir) + "/" + command;
     int e = check_file(file);
-    if (e == 0) return 0;
+    if (e == 0) {
+      if (found) *found = file;
+      return 0;
+    }
     if (e == EACCES) denied = true;
     if (colon == std::string_view::npos) break;
     dirs.remove_prefix(colon + 1);

@@ -13,7 +13,7 @@ namespace affix {
 
 // 0 where execvp would find an executable file; else the errno its exec
 // would fail with (ENOENT, ENOTDIR, EACCES, ...). `path`: PATH's value, or
-// nullptr where unset.
-int exec_lookup(const std::string& command, const char* path);
+// nullptr where unset. `found`, where given, gets the file that would run.
+int exec_lookup(const std::string& command, const char* path, std::string* found = nullptr);
 
 }  // namespace affix

@@ -172,6 +172,11 @@ public:
                              const char*& call) = 0;
   // setenv (overwrite).
   virtual void set_env(const std::string& name, const std::string& value) = 0;
+  // run --spread: the file exec would run for `command` (under this
+  // process's PATH) and what the kernel would drop from it under affix's
+  // tracer (privilege_lost, exec_privilege.hpp: "set-user-ID root"); the
+  // second "" where nothing (or no file is found).
+  virtual std::pair<std::string, std::string> traced_exec_loss(const std::string& command) = 0;
 };
 
 // A command started as a child that affix outlives: affix shield runs it

@@ -29,6 +29,7 @@
 #include "child_linux.hpp"
 #include "diag.hpp"
 #include "exec_lookup.hpp"
+#include "exec_privilege.hpp"
 #include "interleave_weights.hpp"
 #include "os.hpp"
 #include "proc.hpp"
@@ -359,6 +360,13 @@ public:
   }
 
   int find_command(const std::string& command) override { return exec_lookup(command, std::getenv("PATH")); }
+  std::pair<std::string, std::string> traced_exec_loss(const std::string& command) override {
+    std::optional<std::string> file = exec_file(command, std::getenv("PATH"));
+    if (!file) return {};
+    std::optional<FilePrivilege> p = read_file_privilege(*file);
+    if (!p) return {*file, ""};
+    return {*file, privilege_lost(*p, own_credentials())};
+  }
 
   void hold_signals() override { child_hold_signals(); }
   pid_t start_held(const std::vector<std::string>& argv) override { return child_start_held(argv); }

@@ -15,7 +15,13 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <optional>
+#include <string>
 #include <unordered_set>
+
+#include "diag.hpp"
+#include "exec_privilege.hpp"
+#include "text.hpp"
 
 namespace affix {
 
@@ -66,8 +72,31 @@ bool is_stop_signal(int sig) {
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+// At an exec of the followed process (after affix's own): where the file
+// it now runs gives privileges the kernel dropped under this tracer, a
+// warning on the command's stderr (`warn_fd`; -1: none).
+void warn_traced_exec(pid_t pid, int warn_fd) {
+  if (warn_fd < 0) return;
+  char link[64];
+  std::snprintf(link, sizeof link, "/proc/%d/exe", pid);
+  char file[4096];
+  ssize_t n = ::readlink(link, file, sizeof file - 1);
+  if (n <= 0) return;
+  file[n] = '\0';
+  std::optional<FilePrivilege> p = read_file_privilege(file);
+  if (!p) return;
+  std::string lost = privilege_lost(*p, own_credentials());
+  if (lost.empty()) return;
+  std::string text = format_warning("'" + printable(file) + "' (process " + std::to_string(pid) +
+                                    ") runs without its " + lost +
+                                    ": the kernel ignores it in a program followed by --spread (ptrace)");
+  ssize_t w = ::write(warn_fd, text.data(), text.size());
+  (void)w;
+}
+
 // G's loop: until the last followed thread is gone (ECHILD).
-[[noreturn]] void follow(pid_t command, const SpreadPlan& plan) {
+[[noreturn]] void follow(pid_t command, const SpreadPlan& plan, int warn_fd) {
+  bool first_exec = true;  // affix's own exec of the command, checked before it (launch.cpp)
   std::unordered_set<pid_t> known{command};  // placed (or left alone) once
   std::unordered_set<pid_t> processes;       // new processes, detached at their first stop
   size_t created = 0;
@@ -107,6 +136,8 @@ bool is_stop_signal(int sig) {
         ptrace(PTRACE_CONT, tid, 0, 0);
       }
     } else if (event != 0) {  // PTRACE_EVENT_EXEC
+      if (!first_exec) warn_traced_exec(tid, warn_fd);
+      first_exec = false;
       ptrace(PTRACE_CONT, tid, 0, 0);
     } else {  // a signal-delivery stop: deliver the signal untouched
       ptrace(PTRACE_CONT, tid, 0, sig);
@@ -158,10 +189,14 @@ int start_thread_follower(const SpreadPlan& plan, const char*& call) {
       answer[0] = 2, answer[1] = errno;
     write_all(up[1], answer, sizeof answer);
     if (answer[0] != 0) ::_exit(0);
+    // The command's stderr, kept for the warning of a later exec.
+    int warn_fd = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
     int null = ::open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
-    ::syscall(SYS_close_range, 3U, ~0U, 0U);
-    follow(command, plan);
+    if (warn_fd >= 4) ::syscall(SYS_close_range, 3U, static_cast<unsigned>(warn_fd) - 1, 0U);
+    if (warn_fd >= 3) ::syscall(SYS_close_range, static_cast<unsigned>(warn_fd) + 1, ~0U, 0U);
+    else ::syscall(SYS_close_range, 3U, ~0U, 0U);
+    follow(command, plan, warn_fd);
   }
   ::close(up[1]);
   ::close(down[0]);

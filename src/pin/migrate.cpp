@@ -1,6 +1,10 @@
 #include "migrate.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 
@@ -161,7 +165,65 @@ MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPoli
   return plan;
 }
 
-MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan) {
+namespace {
+
+// Watches a migrate_pages call from a second thread (migrate, with
+// progress): the pages gone from `from` since the plan read them.
+class PageWatch {
+public:
+  PageWatch(const SysRoot& root, const MigratePlan& plan, MigrateProgress* progress)
+      : m_root(root), m_plan(plan), m_progress(progress) {
+    if (!m_progress || !plan.before) return;
+    m_progress->start();
+    m_thread = std::thread([this] { run(); });
+  }
+  ~PageWatch() {
+    if (!m_thread.joinable()) return;
+    {
+      std::lock_guard<std::mutex> hold(m_lock);
+      m_stop = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+    m_progress->finish();
+  }
+  PageWatch(const PageWatch&) = delete;
+  PageWatch& operator=(const PageWatch&) = delete;
+
+private:
+  void run() {
+    ProgressCounts c;
+    c.total = pages_on(m_plan.before, m_plan.from);
+    std::unique_lock<std::mutex> hold(m_lock);
+    while (!m_wake.wait_for(hold, std::chrono::milliseconds(250), [this] { return m_stop; })) {
+      hold.unlock();
+      std::optional<NodePages> now = read_numa_maps(m_root, m_plan.pid);
+      if (now) {
+        c.moved = 0;
+        c.from.clear();
+        m_plan.from.for_each([&](unsigned n) {
+          unsigned long long was = pages_on(m_plan.before, CpuSet::range(n, n));
+          unsigned long long is = pages_on(now, CpuSet::range(n, n));
+          c.from[n] = was > is ? was - is : 0;
+          c.moved += c.from[n];
+        });
+        m_progress->update(m_plan.pid, c);
+      }
+      hold.lock();
+    }
+  }
+  const SysRoot& m_root;
+  const MigratePlan& m_plan;
+  MigrateProgress* m_progress;
+  std::mutex m_lock;
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  std::thread m_thread;
+};
+
+}  // namespace
+
+MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan, MigrateProgress* progress) {
   MigrateResult r;
   r.pid = plan.pid;
   r.before = plan.before;
@@ -171,26 +233,49 @@ MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan
   if (r.interleave) {
     std::vector<int> status;
     if (!plan.pages.empty()) {
-      int err = os.pages.move_pages(plan.pid, plan.pages, plan.nodes.data(), status);
-      if (refused(os.caps, root, plan.pid, plan.to, err)) {
-        r.exited = true;
-        return r;
-      }
-      for (size_t i = 0; i < plan.pages.size(); ++i) {
-        if (status[i] == plan.nodes[i]) {
-          ++r.moved;
-          ++r.arriving[static_cast<unsigned>(plan.nodes[i])];
-        } else {
-          ++r.not_moved;
+      // One call without progress; with it, chunks, each reported. The
+      // plan's empty call checked that affix may move them: a later
+      // refusal is the process gone.
+      size_t chunk = progress ? k_move_chunk : plan.pages.size();
+      if (progress) progress->start();
+      ProgressCounts counts;
+      counts.total = plan.pages.size();
+      for (size_t at = 0; at < plan.pages.size(); at += chunk) {
+        size_t n = std::min(chunk, plan.pages.size() - at);
+        std::vector<uint64_t> pages(plan.pages.begin() + static_cast<std::ptrdiff_t>(at),
+                                    plan.pages.begin() + static_cast<std::ptrdiff_t>(at + n));
+        int err = os.pages.move_pages(plan.pid, pages, plan.nodes.data() + at, status);
+        if (refused(os.caps, root, plan.pid, plan.to, err)) {
+          if (progress) progress->finish();
+          r.exited = true;
+          return r;
+        }
+        for (size_t i = 0; i < n; ++i) {
+          if (status[i] == plan.nodes[at + i]) {
+            ++r.moved;
+            ++r.arriving[static_cast<unsigned>(plan.nodes[at + i])];
+          } else {
+            ++r.not_moved;
+          }
+        }
+        if (progress) {
+          counts.moved = r.moved;
+          counts.to = r.arriving;
+          progress->update(plan.pid, counts);
         }
       }
+      if (progress) progress->finish();
     }
     r.after = read_numa_maps(root, plan.pid);
     return r;
   }
   r.nothing_to_move = plan.from.empty();
   if (!r.nothing_to_move) {
-    int err = os.pages.migrate_pages(plan.pid, plan.from, plan.to, r.not_moved);
+    int err = 0;
+    {
+      PageWatch watch(root, plan, progress);
+      err = os.pages.migrate_pages(plan.pid, plan.from, plan.to, r.not_moved);
+    }
     if (refused(os.caps, root, plan.pid, plan.to, err)) {
       r.exited = true;
       return r;
@@ -204,7 +289,7 @@ MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan
 }
 
 MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
-                          const CpuSet& nodes, bool dry_run) {
+                          const CpuSet& nodes, bool dry_run, MigrateProgress* progress) {
   MigrateOutput out;
   // A target the pin no longer holds exited: what was read of it may be
   // another's, and nothing of it is moved.
@@ -233,7 +318,7 @@ MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<M
       continue;
     }
     try {
-      out.text += format_migrate(migrate(os, root, plan));
+      out.text += format_migrate(migrate(os, root, plan, progress));
     } catch (const Error& e) {
       if (done.empty()) throw;
       std::sort(done.begin(), done.end());

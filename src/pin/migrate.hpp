@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cpuset.hpp"
+#include "migrate_progress.hpp"
 #include "os.hpp"
 #include "proc.hpp"
 #include "sysroot.hpp"
@@ -87,7 +88,13 @@ MigratePlan plan_migration(MigrateOs os, const SysRoot& root, pid_t pid, MemPoli
 std::vector<unsigned> weighted_sequence(const std::map<unsigned, unsigned>& weights);
 
 // Moves the pages of a plan. Throws Error(Runtime) where the kernel refuses.
-MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan);
+// With `progress` (stderr a terminal): interleave's pages move in chunks of
+// k_move_chunk, each reported; migrate_pages's one call is watched from a
+// second thread that reads numa_maps every 250 ms and reports the pages
+// gone from the nodes they leave. The line is cleared before it returns.
+constexpr size_t k_move_chunk = 16384;  // pages per move_pages call that moves them (64 MiB of 4 KiB pages)
+MigrateResult migrate(MigrateOs os, const SysRoot& root, const MigratePlan& plan,
+                      MigrateProgress* progress = nullptr);
 
 // pin --migrate over every process of a pin: plans them all (so that one
 // that cannot be moved stops everything before any page moves), then moves
@@ -110,6 +117,6 @@ struct MigrateOutput {
   std::vector<std::string> warnings;  // own_policy_warnings of every target
 };
 MigrateOutput migrate_all(MigrateOs os, const SysRoot& root, const std::vector<MigrateTarget>& targets,
-                          const CpuSet& nodes, bool dry_run);
+                          const CpuSet& nodes, bool dry_run, MigrateProgress* progress = nullptr);
 
 }  // namespace affix

@@ -56,12 +56,28 @@ Error with_weights_back(LaunchOs& os, const WeightWrite& written, const Error& e
                e.hint().empty() ? stays : e.hint() + "; " + stays);
 }
 
+// --spread follows the command with ptrace, under which the kernel drops
+// what a set-user-ID, set-group-ID or file-capability program gives
+// (exec_privilege.hpp): refused before anything, also by a dry run.
+void check_traced_exec(ExecOs& os, const LaunchRequest& request) {
+  if (!request.spread) return;
+  auto [file, lost] = os.traced_exec_loss(request.argv[0]);
+  if (lost.empty()) return;
+  throw Error(ErrorKind::Runtime,
+              fmt::format("cannot run '{}' with --spread: the kernel would run it without its {}, as it does "
+                          "for a traced program (--spread follows its threads with ptrace); the command was not "
+                          "started",
+                          printable(file), lost),
+              "run it without --spread, or spread its threads once it runs: 'affix pin --spread WHERE PID'");
+}
+
 }  // namespace
 
 int launch(LaunchOs os, const Placement& placement, const LaunchRequest& request, LaunchOutput& out,
            LaunchOutput& err) {
   if (request.argv.empty()) throw Error(ErrorKind::Usage, "no command given");
   check_kernel_has(os.mem_policy, placement);
+  check_traced_exec(os.exec, request);
   // Only with a scheduling option: a plain launch reads nothing more.
   std::optional<LaunchSched> sched = plan_launch_sched(os.sched, request.sched);
   const bool cpus_first = !sched || sched->cpus_first;

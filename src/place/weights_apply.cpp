@@ -47,12 +47,26 @@ AppliedWeights apply_weights(WeightsOs& os, const WeightPlan& plan) {
                   fmt::format("cannot write the interleave weight of node {}: {}; nothing was written", w.node,
                               errno_text(e)),
                   write_hint(e));
-  if (plan.turn_auto_on)
+  // Turned on, the kernel sets every node's weight from its bandwidth: the
+  // weights there before (an administrator's) are recorded first, to be
+  // written back (which turns the auto mode off again) where the run fails;
+  // each of those files must be writable too.
+  InterleaveWeights before;
+  if (plan.turn_auto_on) {
     if (int e = os.check_weight_file(plan.auto_file))
       throw Error(ErrorKind::Runtime,
                   fmt::format("cannot turn on the kernel's auto interleave weights ({}): {}; nothing was written",
                               plan.auto_file, errno_text(e)),
                   write_hint(e));
+    before = os.read_weights();
+    for (const auto& [node, weight] : before.weights)
+      if (int e = os.check_weight_file(node_file(node)))
+        throw Error(ErrorKind::Runtime,
+                    fmt::format("cannot turn on the kernel's auto interleave weights: node {}'s weight {} could not "
+                                "be put back ({}); nothing was written",
+                                node, weight, errno_text(e)),
+                    write_hint(e));
+  }
   for (const NodeWeight& w : writes) {
     if (int e = os.write_weight_file(node_file(w.node), fmt::format("{}\n", *w.want))) {
       std::string hint = write_hint(e);
@@ -66,11 +80,19 @@ AppliedWeights apply_weights(WeightsOs& os, const WeightPlan& plan) {
     done.old.push_back({w.node, w.now.value_or(1)});
   }
   if (plan.turn_auto_on) {
-    if (int e = os.write_weight_file(plan.auto_file, "true\n"))
+    if (int e = os.write_weight_file(plan.auto_file, "true\n")) {
+      std::string hint = write_hint(e);
+      std::string back = put_back(os, done, hint, "; the weights written before it were put back");
       throw Error(ErrorKind::Runtime,
-                  fmt::format("cannot turn on the kernel's auto interleave weights ({}): {}", plan.auto_file,
-                              errno_text(e)),
-                  write_hint(e));
+                  fmt::format("cannot turn on the kernel's auto interleave weights ({}): {}{}", plan.auto_file,
+                              errno_text(e), back),
+                  hint);
+    }
+    for (const auto& [node, weight] : before.weights) {
+      bool recorded = false;
+      for (const auto& [n, w] : done.old) recorded = recorded || n == node;
+      if (!recorded) done.old.push_back({node, weight});
+    }
     done.auto_was = false;
   }
   out.now = os.read_weights();

@@ -21,7 +21,10 @@ namespace affix {
 
 // What apply_weights changed, to put back.
 struct WeightWrite {
-  std::vector<std::pair<unsigned, unsigned>> old;  // each node written and its weight before, in write order
+  // Each node written and its weight before, in write order; where the auto
+  // mode was turned on (which rewrites every node's weight), every node's
+  // weight as it was before.
+  std::vector<std::pair<unsigned, unsigned>> old;
   // The auto mode before, where it changed (turned on, or off by a node's
   // write); nullopt where it did not.
   std::optional<bool> auto_was;
@@ -39,7 +42,9 @@ struct AppliedWeights {
 // weight.
 AppliedWeights apply_weights(WeightsOs& os, const WeightPlan& plan);
 
-// Puts back what apply_weights wrote, last first; "" where everything is
+// Puts back what apply_weights wrote, last first, then the auto mode as it
+// was (each node's weight written back turns it off; "true" turns it on and
+// the kernel sets the weights again); "" where everything is
 // back, else what stays: "node 0 could not be given back its weight 1
 // (Permission denied)".
 std::string restore_weights(WeightsOs& os, const WeightWrite& written);

@@ -137,6 +137,8 @@ public:
   int follow_error = 0;      // follow_threads' answer (EPERM: ptrace refused)
   int exec_error = 0;        // 0: the "exec" succeeded and returns 0
   int find_error = 0;        // find_command's answer (not recorded in calls)
+  // traced_exec_loss's answer: the file, what a traced exec of it drops (not recorded in calls)
+  std::pair<std::string, std::string> exec_loss;
 
   // --- Hooks, run before the call does its work (may change the world).
   // `n` counts that call's invocations from 0. on_list_threads runs before
@@ -412,6 +414,7 @@ public:
   }
 
   int find_command(const std::string&) override { return find_error; }
+  std::pair<std::string, std::string> traced_exec_loss(const std::string&) override { return exec_loss; }
 
   bool has_cap_sys_nice() override {
     calls.emplace_back("has_cap_sys_nice");
