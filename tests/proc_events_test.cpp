@@ -7,8 +7,12 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "proc_events.hpp"
@@ -54,7 +58,8 @@ TEST_CASE("proc events: forks, a thread's creation, an exit and the acknowledgem
                    message(proc_event::PROC_EVENT_EXEC, 400, {52, 52})});
   std::vector<ProcEvent> out;
   REQUIRE(parse_proc_events(buf.data(), buf.size(), out) == 5);
-  CHECK(out[0].kind == ProcEvent::Kind::Other);
+  CHECK(out[0].kind == ProcEvent::Kind::Ack);
+  CHECK(out[0].error == 0);
   CHECK(out[1].kind == ProcEvent::Kind::Fork);
   CHECK(out[1].time_ns == 100);
   CHECK((out[1].pid == 10 && out[1].tgid == 10 && out[1].child_pid == 50 && out[1].child_tgid == 50));
@@ -66,6 +71,20 @@ TEST_CASE("proc events: forks, a thread's creation, an exit and the acknowledgem
   CHECK((out[3].pid == 50 && out[3].tgid == 50 && out[3].time_ns == 300));
   CHECK(out[4].kind == ProcEvent::Kind::Exec);
   CHECK(out[4].pid == 52);
+}
+
+TEST_CASE("proc events: the acknowledgement of a subscription says whose it is and the kernel's errno") {
+  auto buf = message(proc_event::PROC_EVENT_NONE, 5, {1});  // EPERM
+  uint32_t seq = 4242, ack = 8;
+  std::memcpy(&buf[24], &seq, 4);
+  std::memcpy(&buf[28], &ack, 4);
+  auto other = message(proc_event::PROC_EVENT_UID, 6, {10, 10, 0, 0});
+  buf.insert(buf.end(), other.begin(), other.end());
+  std::vector<ProcEvent> out;
+  REQUIRE(parse_proc_events(buf.data(), buf.size(), out) == 2);
+  CHECK(out[0].kind == ProcEvent::Kind::Ack);
+  CHECK((out[0].error == 1 && out[0].seq == 4242 && out[0].ack == 8));
+  CHECK(out[1].kind == ProcEvent::Kind::Other);
 }
 
 TEST_CASE("proc events: messages of another kind or connector are skipped; one cut short ends the datagram") {
@@ -128,4 +147,42 @@ TEST_CASE("clone_state_of: the call a thread is in, from /proc/PID/task/TID/sysc
   CHECK(clone_state_of(vfork, "0") == CloneState::Inside);
 #endif
   CHECK(clone_state_of("running\n", "kernel_clone") == CloneState::Unknown);
+}
+
+// The real connector on this kernel: subscribed, a fork of the test's own is
+// named (the forking thread, the child) with a time after the fork began;
+// without CAP_NET_ADMIN the reason is what is checked.
+TEST_CASE("proc events: the kernel names a fork of ours, or says why it cannot") {
+  std::string why;
+  auto events = ProcEvents::open(why);
+  if (!events) {
+    INFO(why);
+    CHECK((why == "subscribing to the process events connector needs CAP_NET_ADMIN" ||
+           why.find("namespace") != std::string::npos));
+    return;
+  }
+  CHECK(why.empty());
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const uint64_t before = static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  REQUIRE(child > 0);
+  waitpid(child, nullptr, 0);
+  std::vector<ProcEvent> out;
+  bool named = false;
+  for (int i = 0; i < 100 && !named; ++i) {
+    out.clear();
+    events->drain(out);
+    for (const auto& e : out)
+      if (e.kind == ProcEvent::Kind::Fork && e.child_pid == child) {
+        CHECK(e.new_process());
+        CHECK(e.pid == static_cast<pid_t>(syscall(SYS_gettid)));
+        CHECK(e.tgid == getpid());
+        CHECK(e.time_ns > before);
+        named = true;
+      }
+    if (!named) usleep(10000);
+  }
+  CHECK(named);
 }

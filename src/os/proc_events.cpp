@@ -37,6 +37,7 @@ constexpr size_t k_event_header = 16;  // struct proc_event: what, cpu, timestam
 constexpr uint32_t k_fork = proc_event::PROC_EVENT_FORK;
 constexpr uint32_t k_exec = proc_event::PROC_EVENT_EXEC;
 constexpr uint32_t k_exit = proc_event::PROC_EVENT_EXIT;
+constexpr uint32_t k_none = proc_event::PROC_EVENT_NONE;  // an acknowledgement
 
 // PROC_PID_INIT_INO: the inode of the initial PID namespace (include/linux/proc_ns.h).
 constexpr unsigned long k_init_pid_ns = 0xEFFFFFFCUL;
@@ -74,7 +75,12 @@ size_t parse_proc_events(const void* data, size_t size, std::vector<ProcEvent>& 
     } else if ((what == k_exec || what == k_exit) && body_len >= 8) {
       e.kind = what == k_exec ? ProcEvent::Kind::Exec : ProcEvent::Kind::Exit;
       e.pid = id(0), e.tgid = id(1);
-    } else if (what == k_fork || what == k_exec || what == k_exit) {
+    } else if (what == k_none && body_len >= 4) {
+      e.kind = ProcEvent::Kind::Ack;
+      e.error = static_cast<int>(load<uint32_t>(body));
+      e.seq = load<uint32_t>(cn + 8);
+      e.ack = load<uint32_t>(cn + 12);
+    } else if (what == k_fork || what == k_exec || what == k_exit || what == k_none) {
       continue;  // too short for what it says it is
     }
     out.push_back(e);
@@ -85,8 +91,9 @@ size_t parse_proc_events(const void* data, size_t size, std::vector<ProcEvent>& 
 
 namespace {
 
-// Sends one PROC_CN_MCAST_* operation to the kernel's connector.
-int send_op(int fd, uint32_t op) {
+// Sends one PROC_CN_MCAST_* operation to the kernel's connector, with
+// `seq` and `ack` for its acknowledgement to echo (ack + 1).
+int send_op(int fd, uint32_t op, uint32_t seq = 0, uint32_t ack = 0) {
   unsigned char buf[k_nlmsg_header + k_cn_header + sizeof(uint32_t)] = {};
   nlmsghdr nl{};
   nl.nlmsg_len = sizeof buf;
@@ -97,12 +104,20 @@ int send_op(int fd, uint32_t op) {
   cn.id.idx = CN_IDX_PROC;
   cn.id.val = CN_VAL_PROC;
   cn.len = sizeof(uint32_t);
+  cn.seq = seq;
+  cn.ack = ack;
   std::memcpy(buf + k_nlmsg_header, &cn, k_cn_header);
   std::memcpy(buf + k_nlmsg_header + k_cn_header, &op, sizeof op);
   sockaddr_nl to{};
   to.nl_family = AF_NETLINK;
   if (sendto(fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&to), sizeof to) < 0) return errno;
   return 0;
+}
+
+uint64_t now_ns_of_clock() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -134,7 +149,10 @@ std::unique_ptr<ProcEvents> ProcEvents::open(std::string& why) {
                        : fmt::format("cannot subscribe to the process events connector: {}", std::strerror(err));
     return nullptr;
   }
-  if (int err = send_op(fd, PROC_CN_MCAST_LISTEN); err != 0) {
+  // Whose acknowledgement it is: every subscriber gets each one.
+  const auto seq = static_cast<uint32_t>(getpid());
+  const auto ack = static_cast<uint32_t>((now_ns_of_clock() ^ (uint64_t{seq} << 16)) & 0x7fffffffU);
+  if (int err = send_op(fd, PROC_CN_MCAST_LISTEN, seq, ack); err != 0) {
     why = err == ECONNREFUSED ? "no process events connector in affix's network namespace"
                               : fmt::format("cannot subscribe to the process events connector: {}", std::strerror(err));
     return nullptr;
@@ -149,8 +167,15 @@ std::unique_ptr<ProcEvents> ProcEvents::open(std::string& why) {
     if (n > 0) {
       seen.clear();
       parse_proc_events(buf, static_cast<size_t>(n), seen);
-      for (const auto& e : seen)
-        if (e.kind == ProcEvent::Kind::Other) return events;
+      for (const auto& e : seen) {
+        if (e.kind != ProcEvent::Kind::Ack || e.ack != ack + 1) continue;  // (Linux 6.x numbers seq itself)
+        if (e.error == 0) return events;
+        why = e.error == EPERM ? "the kernel refused the process events subscription: it needs CAP_NET_ADMIN in the "
+                                 "initial user namespace"
+                               : fmt::format("the kernel refused the process events subscription: {}",
+                                             std::strerror(e.error));
+        return nullptr;
+      }
       continue;
     }
     if (n < 0 && errno == ENOBUFS) continue;
@@ -228,11 +253,7 @@ public:
     if (m_events) m_events->drain(out);  // lost ones are only proofs not had
   }
 
-  uint64_t now_ns() override {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-  }
+  uint64_t now_ns() override { return now_ns_of_clock(); }
 
   CloneState clone_state(pid_t pid, pid_t tid) override {
     const std::string dir = fmt::format("/proc/{}/task/{}/", pid, tid);

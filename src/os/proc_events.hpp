@@ -26,7 +26,7 @@
 namespace affix {
 
 struct ProcEvent {
-  enum class Kind { Fork, Exec, Exit, Other };
+  enum class Kind { Fork, Exec, Exit, Ack, Other };
   Kind kind = Kind::Other;
   uint64_t time_ns = 0;  // when the kernel sent it (CLOCK_MONOTONIC)
   // Fork: the creator as the kernel names it (the new task's real parent:
@@ -34,6 +34,12 @@ struct ProcEvent {
   // parent). Exec, Exit: the task itself.
   pid_t pid = 0, tgid = 0;
   pid_t child_pid = 0, child_tgid = 0;  // Fork: the new task (a process where they are equal)
+  // Ack (the kernel's answer to a subscription, sent to every subscriber):
+  // the errno it gives (0: subscribed), and the cn_msg's seq and ack (the
+  // request's ack + 1, which tells whose it is; the seq is the request's
+  // on some kernels, the kernel's own count on others).
+  int error = 0;
+  uint32_t seq = 0, ack = 0;
   bool new_process() const { return kind == Kind::Fork && child_pid == child_tgid; }
 };
 
@@ -41,7 +47,8 @@ struct ProcEvent {
 // (netlink messages, each a cn_msg of id {CN_IDX_PROC, CN_VAL_PROC}
 // holding a proc_event). Messages of another kind, of another connector,
 // or cut short are skipped; the kernel's acknowledgement of a subscription
-// is Kind::Other. Returns how many events it appended.
+// is Kind::Ack, any other event Kind::Other. Returns how many events it
+// appended.
 size_t parse_proc_events(const void* data, size_t size, std::vector<ProcEvent>& out);
 
 // One subscription (a socket): events from open() on.

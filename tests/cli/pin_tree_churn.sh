@@ -53,6 +53,14 @@ for mode in "${modes[@]}"; do
     fi
     check_match "$mode: trial $trial: report" "$PID: * processes, * threads on CPUs $target (* moved)" "$(cat "$tmp/out")"
   done
+  # -v says where there were no fork events: as root there are.
+  "${prefix[@]}" "$AFFIX" pin -v --tree "$target" "$PID" > /dev/null 2> "$tmp/err"
+  case $mode in
+    connector) check "$mode: -v: the events were had" "" "$(grep 'no fork events' "$tmp/err")" ;;
+    "no connector") check "$mode: -v: says why there were none" \
+      "affix: no fork events (subscribing to the process events connector needs CAP_NET_ADMIN): forks under way were waited for through /proc alone" \
+      "$(grep 'no fork events' "$tmp/err")" ;;
+  esac
   echo "$mode: $bad of 10 trials with a descendant off target"
   check "$mode: 10 trials of a root forking every 3 ms: exit 0, no descendant off target" 0 "$bad"
 done
