@@ -51,7 +51,7 @@ for mode in "${modes[@]}"; do
       echo "FAIL: $mode: trial $trial: pinned to $target, left behind: $(grep / <<<"$left" | tr '\n' ' ')"
       bad=$((bad + 1))
     fi
-    check_match "$mode: trial $trial: report" "$PID: * processes, * threads on CPUs $target (* moved)" "$(cat "$tmp/out")"
+    check_match "$mode: trial $trial: report" "$PID: * process*, * thread* on CPUs $target (* moved)" "$(cat "$tmp/out")"
   done
   # -v says where there were no fork events: as root there are.
   "${prefix[@]}" "$AFFIX" pin -v --tree "$target" "$PID" > /dev/null 2> "$tmp/err"
