@@ -87,7 +87,7 @@ struct PinOptions {
   // A thread affix moved that is running (or waiting for a CPU) all along,
   // so that /proc cannot say whether it is inside clone(2), and forks
   // nothing, is taken as outside after this long.
-  unsigned clone_wait_ms = 200;
+  unsigned clone_wait_ms = 1000;
 };
 
 struct ThreadMove {
