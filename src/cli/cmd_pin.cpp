@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <unistd.h>
@@ -255,7 +256,20 @@ int command_pin(const Args& args) {
   // only reads, and says what each thread has).
   if (cl.sched.any() && !cl.check) check_sched_support(cl.sched, os.sched_support());
   options.cpuset_of = [&](pid_t pid, pid_t tid) { return read_thread_cpuset(root, topo, pid, tid); };
+  // --tree: forks begun before a process moved and ended after are waited
+  // for (the kernel's fork events, else /proc; affix(1), GUARANTEES).
+  std::unique_ptr<ForkWatchOs> forks;
+  if (cl.tree && !options.dry_run) {
+    forks = linux_fork_watch();
+    options.forks = forks.get();
+  }
   PinReport report = pin_threads(os, root, requests, resolver, options);
+  if (cl.verbose && !report.no_fork_events.empty())
+    std::fprintf(stderr, "affix: no fork events (%s): forks under way were waited for through /proc alone\n",
+                 report.no_fork_events.c_str());
+  if (cl.verbose && report.clone_unproven > 0)
+    std::fprintf(stderr, "affix: %zu moved thread%s ran all along and forked nothing: taken as not inside a fork after %u ms\n",
+                 report.clone_unproven, report.clone_unproven == 1 ? "" : "s", options.clone_wait_ms);
   if (cl.check) {
     // --mem alone checks the policy; --migrate (its nodes: --mem's, else the
     // CPUs') the pages, what pin --migrate moved (mem_expect). --gpu: the

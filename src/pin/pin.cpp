@@ -71,6 +71,10 @@ public:
   // Holds every target (pidfd, start time), then lets the caller resolve
   // each, then checks that each is still the process it held.
   void open(const std::vector<PinRequest>& requests, const PinResolver& resolve) {
+    // With --tree, the fork events first: every fork that ends from here on is named.
+    m_watch = m_options.forks && !m_options.dry_run &&
+              std::any_of(requests.begin(), requests.end(), [](const PinRequest& r) { return r.scope == PinScope::Tree; });
+    if (m_watch) m_events = m_options.forks->watch(m_no_events);
     for (const auto& request : requests) {
       bool thread_only = request.scope == PinScope::Thread;
       if (find(request.id, thread_only)) continue;  // named twice
@@ -131,11 +135,30 @@ public:
   // busy_settle_ms where threads came or went) so that such clones finish
   // first; one held inside the kernel longer keeps the old list. The man
   // page states this limit.
+  //
+  // With --tree (PinOptions::forks) that case is closed for the threads of
+  // the tree: each thread affix set (at s) is watched until it is seen past
+  // any clone it began before s (clear_forks), and the move ends only at a
+  // pass and scan that begin after every such thread was: its clone has
+  // then ended, so the new thread or process is in the count and in /proc
+  // for that pass and scan to find. A thread is past it where, after s,
+  // - the kernel's fork events (the process events connector, subscribed
+  //   before the first pass) name a fork it made, sent after s: a thread
+  //   forks one at a time, and that fork ended after any begun before s
+  //   (and names its child, which is held at once);
+  // - or /proc/PID/task/TID/syscall shows it not running and in another
+  //   call than clone, fork, vfork or clone3, or in none;
+  // - or it has not run since it was created (schedstat), or it is gone.
+  // A thread that runs (or waits for a CPU) the whole time and forks
+  // nothing cannot be told apart from one preempted inside clone: it is
+  // let go after clone_wait_ms (PinReport::clone_unproven).
   PinReport run() {
     const uint64_t start = m_os.clock.now_ms();
     unsigned passes = 0;
     for (;;) {
       ++passes;
+      // Before the passes: a thread cleared here is past its clone before they list.
+      const bool cleared = clear_forks();
       if (m_os.clock.now_ms() - start > m_options.limit_ms) {
         fail(fmt::format("the threads of process {} kept changing for {:g} s", m_unsettled,
                          m_options.limit_ms / 1000.0),
@@ -157,15 +180,30 @@ public:
           found = true;
         }
       }
+      // Children the fork events named that the scan did not find (yet).
+      for (auto [parent, child] : m_named) {
+        if (find(child, false)) continue;
+        for (size_t i = 0; i < m_procs.size(); ++i) {
+          const Proc& p = m_procs[i];
+          if (p.id != parent || p.thread_only || m_targets[p.target].request.scope != PinScope::Tree) continue;
+          if (hold_child(p.target, child, {parent})) found = true;
+          break;
+        }
+      }
+      m_named.clear();
       // Descendants found by this scan, in the order they started (their
       // threads are spread in that order at their first listing).
       std::stable_sort(m_procs.begin() + static_cast<std::ptrdiff_t>(known), m_procs.end(),
                        [](const Proc& a, const Proc& b) { return a.start_time < b.start_time; });
-      if (m_options.dry_run ? !found : proven && !changed && !found) break;
+      if (m_options.dry_run ? !found : proven && !changed && !found && cleared) break;
+      if (proven && !changed && !found && !m_pending.empty()) m_unsettled = m_pending.begin()->second.pid;
       if (changed) m_os.clock.sleep_ms(m_churn ? m_options.busy_settle_ms : m_options.settle_ms);
+      else if (!cleared) m_os.clock.sleep_ms(1);
     }
     PinReport report = snapshot();
     report.passes = passes;
+    report.no_fork_events = m_watch && !m_events ? m_no_events : std::string();
+    report.clone_unproven = m_unproven;
     report.held = hand_over();
     return report;
   }
@@ -265,8 +303,47 @@ private:
     if (want && !cpus_first(want->policy) && !set_sched(p, t, *want, tally, changed)) return;
     if (!cpus_ok && !set_cpus(p, t, tally, changed)) return;
     if (want && cpus_first(want->policy) && !set_sched(p, t, *want, tally, changed)) return;
-    if (changed) result.changed = true;
-    else ++tally.good;  // the kernel's list for it is the one it had
+    if (changed) {
+      result.changed = true;
+      watch_clone(p, t);
+    } else {
+      ++tally.good;  // the kernel's list for it is the one it had
+    }
+  }
+
+  // With --tree: a thread just set is watched until it is past any clone
+  // it began before (see run).
+  void watch_clone(const Proc& p, const ThreadMove& t) {
+    if (!m_watch || m_targets[p.target].request.scope != PinScope::Tree) return;
+    m_pending[t.tid] = Pending{p.thread_only ? p.move.pid : p.id, m_options.forks->now_ns(), m_os.clock.now_ms()};
+  }
+
+  // Clears the threads watched that are past any clone begun before affix
+  // set them (see run); true where none is left. Names the children of the
+  // tree that the fork events report, for the scan.
+  bool clear_forks() {
+    if (!m_watch) return true;
+    if (m_events) {
+      m_fork_events.clear();
+      m_options.forks->events(m_fork_events);
+      for (const auto& e : m_fork_events) {
+        if (!e.new_process()) continue;  // a thread's event names its process's parent, not its creator
+        auto it = m_pending.find(e.pid);
+        if (it != m_pending.end() && e.time_ns > it->second.set_ns) m_pending.erase(it);
+        if (!find(e.child_pid, false) && find(e.tgid, false)) m_named.emplace_back(e.tgid, e.child_pid);  // of the tree
+      }
+    }
+    const uint64_t now = m_os.clock.now_ms();
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+      CloneState state = m_options.forks->clone_state(it->second.pid, it->first);
+      if (state == CloneState::Unknown && now - it->second.since_ms >= m_options.clone_wait_ms) {
+        ++m_unproven;
+        state = CloneState::Outside;
+      }
+      if (state == CloneState::Outside) it = m_pending.erase(it);
+      else ++it;
+    }
+    return m_pending.empty();
   }
 
   // Sets a thread's list; false where it is gone.
@@ -658,6 +735,19 @@ private:
   CpuSet m_current, m_accepted;
   SchedAttr m_sched_now, m_sched_after;
   std::optional<SchedFacts> m_facts;  // --dry-run: the facts of the last list a deadline policy was foreseen on
+  // With --tree and PinOptions::forks (see run).
+  struct Pending {
+    pid_t pid;         // its process
+    uint64_t set_ns;   // the forks' clock, read after affix set it
+    uint64_t since_ms; // m_os.clock then
+  };
+  bool m_watch = false;   // threads set are watched past their clones
+  bool m_events = false;  // the kernel's fork events are had
+  std::string m_no_events;  // why not
+  std::map<pid_t, Pending> m_pending;  // by TID: the threads set that are not past a clone yet
+  std::vector<ProcEvent> m_fork_events;               // reused between passes
+  std::vector<std::pair<pid_t, pid_t>> m_named;       // (parent process, child) from the events
+  size_t m_unproven = 0;  // let go after clone_wait_ms
 };
 
 }  // namespace

@@ -32,6 +32,7 @@
 
 #include "cpuset.hpp"
 #include "os.hpp"
+#include "proc_events.hpp"
 #include "sched.hpp"
 #include "sysroot.hpp"
 
@@ -82,6 +83,14 @@ struct PinOptions {
   // machine (the kernel keeps the part of a list inside it, and refuses a
   // list with none); nullopt where it has none or it cannot be read.
   std::function<std::optional<CpuSet>(pid_t pid, pid_t tid)> cpuset_of;
+  // With --tree (not dry_run): forks, so that none begun before affix moved
+  // its creator ends after the move with the old list (pin.cpp, run).
+  // nullptr: the sleeps alone.
+  ForkWatchOs* forks = nullptr;
+  // A thread affix moved that is running (or waiting for a CPU) all along,
+  // so that /proc cannot say whether it is inside clone(2), and forks
+  // nothing, is taken as outside after this long.
+  unsigned clone_wait_ms = 1000;
 };
 
 struct ThreadMove {
@@ -127,6 +136,12 @@ struct PinReport {
   std::vector<TargetReport> targets;  // in request order
   SchedRequest sched;                 // PinOptions::sched
   unsigned passes = 0;
+  // With --tree and PinOptions::forks: why the kernel's fork events could
+  // not be had (empty where they were, or were not asked for).
+  std::string no_fork_events;
+  // Threads affix moved that /proc never showed outside clone(2) within
+  // clone_wait_ms, and that forked nothing after the move (see run).
+  size_t clone_unproven = 0;
   // The pidfds of every process, closed when the last copy of the report
   // goes: a page migration or a roll back after the move acts on the
   // processes the move held, not on bare numbers (affix(1), GUARANTEES).
