@@ -25,6 +25,13 @@ namespace affix {
 enum class MemPolicy { Bind, Preferred, Interleave, Local, Weighted };
 const char* mem_policy_name(MemPolicy policy);  // "bind", ..., "weighted"
 
+// The mode set_mempolicy(2) gets for a policy over `nodes`: the kernel's
+// MPOL_* number (<linux/mempolicy.h>): bind MPOL_BIND 2, preferred
+// MPOL_PREFERRED 1 (over several nodes MPOL_PREFERRED_MANY 5), interleave
+// MPOL_INTERLEAVE 3, local MPOL_LOCAL 4, weighted MPOL_WEIGHTED_INTERLEAVE 6
+// (os_linux.cpp; tests/mempolicy_mode_test.cpp).
+int mem_policy_mode(MemPolicy policy, const CpuSet& nodes);
+
 // What set_mempolicy is asked for: "preferred on nodes 0-1
 // (MPOL_PREFERRED_MANY: ...)" where several nodes are preferred, else
 // "bind on node 0", "weighted interleave on nodes 0,2", "local", ...

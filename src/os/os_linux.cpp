@@ -39,6 +39,21 @@
 
 namespace affix {
 
+// MPOL_WEIGHTED_INTERLEAVE, mode 6 of <linux/mempolicy.h> since Linux 6.9;
+// the headers of Debian 12 (Linux 6.1) end at MPOL_PREFERRED_MANY.
+constexpr int k_mpol_weighted_interleave = 6;
+
+int mem_policy_mode(MemPolicy policy, const CpuSet& nodes) {
+  switch (policy) {
+    case MemPolicy::Bind: return MPOL_BIND;
+    case MemPolicy::Preferred: return nodes.count() > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+    case MemPolicy::Interleave: return MPOL_INTERLEAVE;
+    case MemPolicy::Local: return MPOL_LOCAL;
+    case MemPolicy::Weighted: return k_mpol_weighted_interleave;
+  }
+  return MPOL_DEFAULT;
+}
+
 const char* mem_policy_name(MemPolicy policy) {
   switch (policy) {
     case MemPolicy::Bind: return "bind";
@@ -66,10 +81,6 @@ namespace {
 // bit count one larger than the mask (the kernel's own off-by-one, which
 // libnuma's callers follow too).
 constexpr size_t k_node_bits = 4096;
-
-// MPOL_WEIGHTED_INTERLEAVE, mode 6 of <linux/mempolicy.h> since Linux 6.9;
-// the headers of Debian 12 (Linux 6.1) end at MPOL_PREFERRED_MANY.
-constexpr int k_mpol_weighted_interleave = 6;
 
 std::vector<unsigned long> node_mask(const CpuSet& set) {
   std::vector<unsigned long> mask(k_node_bits / (8 * sizeof(unsigned long)), 0);
@@ -146,14 +157,7 @@ public:
   }
 
   int set_mempolicy(MemPolicy policy, const CpuSet& nodes) override {
-    int mode = MPOL_DEFAULT;
-    switch (policy) {
-      case MemPolicy::Bind: mode = MPOL_BIND; break;
-      case MemPolicy::Preferred: mode = nodes.count() > 1 ? MPOL_PREFERRED_MANY : MPOL_PREFERRED; break;
-      case MemPolicy::Interleave: mode = MPOL_INTERLEAVE; break;
-      case MemPolicy::Local: mode = MPOL_LOCAL; break;
-      case MemPolicy::Weighted: mode = k_mpol_weighted_interleave; break;
-    }
+    const int mode = mem_policy_mode(policy, nodes);
     if (policy == MemPolicy::Local) return syscall(SYS_set_mempolicy, mode, nullptr, 0) != 0 ? errno : 0;
     auto mask = node_mask(nodes);
     return syscall(SYS_set_mempolicy, mode, mask.data(), k_node_bits + 1) != 0 ? errno : 0;

@@ -104,10 +104,15 @@ public:
   }
 
 private:
-  // The process the move held? For --tid, the thread by its start time.
+  // The process the move held? For --tid, the thread by its start time: a
+  // moved thread whose TID another thread has now is left to it, and named.
   bool same(const TargetReport& target, const ProcessMove& p) {
     if (target.request.scope != PinScope::Thread) return identity_of(m_tasks, p) == Identity::Same;
     auto start = m_tasks.start_time(target.request.id);
+    const bool moved = std::any_of(p.threads.begin(), p.threads.end(),
+                                   [](const ThreadMove& t) { return t.changed || t.sched_changed; });
+    if (start && *start != p.start_time && moved)
+      m_stays.push_back({target.request.id, "as it is", "it exited during the move, and its TID is another thread's now"});
     return start && *start == p.start_time;
   }
 
