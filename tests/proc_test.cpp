@@ -32,6 +32,7 @@ TEST_CASE("parse_stat reads comm, state, flags, start time and the last CPU") {
   CHECK(st->flags == 4194560);
   CHECK(st->start_time == 123456);
   CHECK(st->last_cpu == 3);
+  CHECK(st->cpu_ticks == 3 + 4);  // utime + stime
   // A kernel thread's flags.
   auto k = parse_stat("2 (kthreadd) S 0 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0\n");
   REQUIRE(k);

@@ -24,7 +24,7 @@ TEST_CASE("numa_maps is read when due; between, and where it is gone, the last r
   SysRoot sys(root.path());
   ProcessPages p;
   auto pages = [&](double time, pid_t pid = 7) {
-    const auto& u = p.update(sys, pid, time);
+    const auto& u = p.update(sys, pid, pid, time);
     return u ? u->pages : NodePages{};
   };
   CHECK(pages(0.0) == NodePages{{0, 5}, {1, 2}});

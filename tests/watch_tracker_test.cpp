@@ -3,6 +3,8 @@
 // remote pages.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include "fake_migration_events.hpp"
 #include "fake_os.hpp"
 #include "watch_fake_proc.hpp"
@@ -236,4 +238,85 @@ TEST_CASE("remote pages are anonymous pages: a file's page cache is not the proc
   CHECK(p.remote_pages == 7u);
   WatchSummary s = w.summary(1.0);
   CHECK(*s.processes[0].file_pages == NodePages{{1, 600}});
+}
+
+TEST_CASE("threads that came and went: the process's total beyond its threads' is counted, not exact") {
+  // proc/100/stat's utime holds ended threads' time: what it grew by beyond
+  // what the threads seen used went to threads no sample saw.
+  const unsigned long long hz = static_cast<unsigned long long>(sysconf(_SC_CLK_TCK));
+  const uint64_t tick = 1000000000ull / hz;
+  FakeProc f;
+  two_threads(f);
+  f.process(100, "server", 2, 100, 50);
+  FakeMigrationEvents ev;
+  FakeAffinity lists;
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
+  w.start();
+  ev.threads[101].totals.run_ns += 2 * tick;  // the thread seen: 2 ticks
+  f.process(100, "server", 2, 100, 50 + 12);  // the process: 12
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(p.came_and_went_ns == 10 * tick);
+  CHECK(p.activity.cpu_ns == 12 * tick);
+  CHECK_FALSE(p.exact);
+  CHECK_FALSE(r.exact);
+  // As much as the threads seen used: nothing came and went.
+  ev.threads[101].totals.run_ns += 3 * tick;
+  f.process(100, "server", 2, 100, 62 + 3);
+  r = w.sample(2.0, 1.0);
+  CHECK(process_of(r, 100).came_and_went_ns == 0);
+  CHECK(r.exact);
+  // 2 ticks beyond them: as much as rounding can make, carried over...
+  f.process(100, "server", 2, 100, 65 + 2);
+  r = w.sample(3.0, 1.0);
+  CHECK(process_of(r, 100).came_and_went_ns == 0);
+  CHECK(process_of(r, 100).activity.cpu_ns == 0);
+  CHECK(r.exact);
+  // ...and reported, all of it, once the next tick makes it more.
+  f.process(100, "server", 2, 100, 67 + 1);
+  r = w.sample(4.0, 1.0);
+  CHECK(process_of(r, 100).came_and_went_ns == 3 * tick);
+  CHECK_FALSE(r.exact);
+  WatchSummary s = w.summary(4.0);
+  CHECK(s.processes[0].came_and_went_ns == 13 * tick);
+  CHECK(s.processes[0].activity.cpu_ns == 18 * tick);
+  CHECK_FALSE(s.exact);
+}
+
+TEST_CASE("a main thread that is a zombie while others run: not watched, the memory read from a live thread") {
+  FakeProc f;
+  two_threads(f);
+  f.root.write("proc/100/stat", stat_line(100, "server", 2, 0, 100, 0, 'Z'));
+  f.root.write("proc/100/task/100/stat", stat_line(100, "server", 2, 0, 100, 0, 'Z'));
+  f.root.write("proc/100/numa_maps", "");
+  f.root.write("proc/100/task/101/numa_maps", "7f00 default anon=40 N0=30 N1=10\n");
+  FakeMigrationEvents ev;
+  FakeAffinity lists;
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
+  CHECK(w.start().empty());
+  CHECK(w.zombies().empty());
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(p.threads == 1);
+  CHECK(p.thread_list.size() == 1);
+  CHECK(p.thread_list.at(0).tid == 101);
+  REQUIRE(p.anon_pages);
+  CHECK(*p.anon_pages == NodePages{{0, 30}, {1, 10}});
+  CHECK(ev.closed == std::vector<pid_t>{100});  // opened, then seen a zombie
+}
+
+TEST_CASE("a named zombie is no process to watch, nor missing: zombies() names it and its parent") {
+  FakeProc f;
+  f.process(100, "gone", 1);
+  f.root.write("proc/100/stat", "100 (gone) Z 42 100 100 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
+  f.root.write("proc/100/task/100/stat", "100 (gone) Z 42 100 100 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0\n");
+  f.root.write("proc/100/task/100/schedstat", "0 0 0\n");
+  f.root.write("proc/100/task/100/sched", "gone (100, #threads: 1)\n---\nse.sum_exec_runtime : 0.000000\nse.nr_migrations : 0\nnr_switches : 0\nnr_voluntary_switches : 0\nnr_involuntary_switches : 0\n");
+  FakeMigrationEvents ev;
+  FakeAffinity lists;
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
+  CHECK(w.start().empty());
+  REQUIRE(w.zombies().size() == 1);
+  CHECK(w.zombies()[0].pid == 100);
+  CHECK(w.zombies()[0].parent == 42);
 }

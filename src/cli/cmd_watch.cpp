@@ -148,9 +148,18 @@ size_t screen_rows() {
   return ws.ws_row - 8u;  // the header (up to 6 lines), the column titles, a "more" line
 }
 
-// Every write is checked: a closed pipe (SIGPIPE ignored, as systemd's
-// IgnoreSIGPIPE=yes leaves it) or a full disk ends the watch at once, exit 1
-// (affix(1), WATCH).
+// Every write is checked: a closed pipe or a full disk ends the watch at
+// once, exit 1 (affix(1), WATCH). SIGPIPE is ignored (ignore_sigpipe) so
+// that a closed pipe is such a failed write (EPIPE), whether SIGPIPE came
+// ignored (systemd's IgnoreSIGPIPE=yes) or at its default, which would end
+// affix without a word.
+void ignore_sigpipe() {
+  struct sigaction sa {};
+  sa.sa_handler = SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPIPE, &sa, nullptr);
+}
+
 void emit(const std::string& text) {
   errno = 0;
   if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return;
@@ -183,14 +192,24 @@ int command_watch(const Args& args) {
                                      "kernel.perf_event_paranoid <= 1",
                                      why_not);
   catch_stop_signals();
+  ignore_sigpipe();  // watch starts no program: nothing inherits it
   WatchTracker tracker(root, topo, linux_os(), events.get(), o.pids, o.threads);
   auto missing = tracker.start();
-  if (!o.pids.empty() && missing.size() == o.pids.size()) {
-    std::string list;
+  const auto& zombies = tracker.zombies();
+  auto zombie_text = [](const WatchTracker::Zombie& z) {
+    return fmt::format("process {} has exited (a zombie, <defunct>): its parent, {}, has not reaped it", z.pid,
+                       z.parent);
+  };
+  if (!o.pids.empty() && missing.size() + zombies.size() == o.pids.size()) {
+    std::string list, text;
     for (pid_t pid : missing) list += (list.empty() ? "" : ", ") + std::to_string(pid);
-    throw Error(ErrorKind::Runtime, fmt::format("no such process: {}", list));
+    if (!list.empty()) text = fmt::format("no such process: {}", list);
+    for (const auto& z : zombies) text += (text.empty() ? "" : "; ") + zombie_text(z);
+    if (!zombies.empty()) text += "; nothing to watch";
+    throw Error(ErrorKind::Runtime, text);
   }
   for (pid_t pid : missing) print_warning(fmt::format("no such process: {}; watching the others", pid));
+  for (const auto& z : zombies) print_warning(zombie_text(z) + "; watching the others");
   const bool screen = !o.json && isatty(STDOUT_FILENO);
   const uint64_t start = monotonic_ns();
   const uint64_t step = static_cast<uint64_t>(o.interval * 1e9 + 0.5);  // interval > 0 (no libm)

@@ -92,10 +92,10 @@ bool listed(const std::vector<unsigned long long>& starts, unsigned long long st
   return std::binary_search(starts.begin(), starts.end(), start);
 }
 
-std::optional<NumaUsage> read_usage(const SysRoot& root, pid_t pid,
+std::optional<NumaUsage> read_usage(const SysRoot& root, const std::string& dir,
                                     const std::vector<unsigned long long>& private_writable) {
   UsageSum sum;
-  bool ok = root.for_each_line(proc_dir(pid) + "/numa_maps", [&](std::string_view line) {
+  bool ok = root.for_each_line(dir + "/numa_maps", [&](std::string_view line) {
     if (auto m = parse_numa_maps_line(line)) sum.add(*m, is_anonymous(*m, listed(private_writable, m->start)));
     return true;
   }, k_max_maps_line, k_max_numa_maps_size);
@@ -143,6 +143,10 @@ std::optional<StatLine> parse_stat(std::string_view text) {
       auto v = to_number<int>(token);
       if (!v || *v < 0) return std::nullopt;
       st.ppid = *v;
+    } else if (field == 14 || field == 15) {
+      auto v = to_number<unsigned long long>(token);
+      if (!v) return std::nullopt;
+      st.cpu_ticks += *v;
     } else if (field == 20) {
       auto v = to_number<unsigned long>(token);
       if (!v) return std::nullopt;
@@ -297,18 +301,23 @@ std::optional<std::vector<pid_t>> read_tasks(const SysRoot& root, pid_t pid) {
 }
 
 std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid) {
-  auto usage = read_usage(root, pid, {});
+  auto usage = read_usage(root, proc_dir(pid), {});
   if (!usage) return std::nullopt;
   return std::move(usage->pages);
 }
 
 std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid) {
+  return read_numa_usage(root, pid, pid);
+}
+
+std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid, pid_t tid) {
+  std::string dir = tid == pid ? proc_dir(pid) : task_dir(pid, tid);
   std::vector<unsigned long long> private_writable;
-  if (auto maps = read_maps(root, pid)) {
+  if (auto maps = read_maps_in(root, dir)) {
     for (const auto& r : *maps)
       if (r.private_writable) private_writable.push_back(r.start);  // ascending, as read_maps sorts them
   }
-  return read_usage(root, pid, private_writable);
+  return read_usage(root, dir, private_writable);
 }
 
 std::optional<std::vector<NumaMapping>> read_numa_mappings(const SysRoot& root, pid_t pid) {
@@ -322,8 +331,12 @@ std::optional<std::vector<NumaMapping>> read_numa_mappings(const SysRoot& root, 
 }
 
 std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pid) {
+  return read_maps_in(root, proc_dir(pid));
+}
+
+std::optional<std::vector<AddressRange>> read_maps_in(const SysRoot& root, const std::string& dir) {
   std::vector<AddressRange> out;
-  bool ok = root.for_each_line(proc_dir(pid) + "/maps", [&](std::string_view line) {
+  bool ok = root.for_each_line(dir + "/maps", [&](std::string_view line) {
     // "55d0c0de1000-55d0c0de3000 r--p 00000000 08:01 1234  /usr/bin/cat"
     auto dash = line.find('-');
     auto sp = line.find(' ');

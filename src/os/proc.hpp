@@ -33,6 +33,9 @@ struct StatLine {
   char state = '?';                   // field 3
   pid_t ppid = 0;                     // field 4, the parent process
   unsigned long flags = 0;            // field 9
+  // Fields 14 and 15, utime + stime, in clock ticks: a thread's own; in
+  // proc/PID/stat the whole process's, its ended threads' included.
+  unsigned long long cpu_ticks = 0;
   unsigned long num_threads = 0;      // field 20, the process's thread count
   unsigned long long start_time = 0;  // field 22, clock ticks since boot
   long last_cpu = -1;                 // field 39, the CPU it last ran on
@@ -162,11 +165,17 @@ std::optional<NodePages> read_numa_maps(const SysRoot& root, pid_t pid);
 // With the anon/file split, for which maps is read too (where it cannot
 // be, mappings are split by numa_maps alone).
 std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid);
+// The same from thread `tid`'s files (proc/PID/task/TID): a process whose
+// main thread has exited while others run (a zombie leader) has an empty
+// proc/PID/numa_maps, its live threads' hold its mappings.
+std::optional<NumaUsage> read_numa_usage(const SysRoot& root, pid_t pid, pid_t tid);
 // The same file line by line (lines beyond 16 KiB, which the kernel never
 // writes, are cut there); nullopt where it cannot be read.
 std::optional<std::vector<NumaMapping>> read_numa_mappings(const SysRoot& root, pid_t pid);
 // proc/PID/maps: every mapping's range, ascending; nullopt where unreadable.
 std::optional<std::vector<AddressRange>> read_maps(const SysRoot& root, pid_t pid);
+// The same under `dir` (proc/PID or proc/PID/task/TID).
+std::optional<std::vector<AddressRange>> read_maps_in(const SysRoot& root, const std::string& dir);
 // Every numeric entry of proc/, ascending.
 std::vector<pid_t> list_pids(const SysRoot& root);
 

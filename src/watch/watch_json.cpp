@@ -71,6 +71,7 @@ void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   j.field("threads_unread", p.threads_unread);
   j.field("cpus_ran", format_cpulist(p.cpus_ran));
   activity(j, p.activity);
+  j.field("came_and_went_cpu_ms", ms(p.came_and_went_ns));
   node_counts_field(j, "memory_pages", p.pages);
   node_counts_field(j, "anon_pages", p.anon_pages);
   node_counts_field(j, "file_pages", p.file_pages);

@@ -7,11 +7,11 @@
 
 namespace affix {
 
-const std::optional<NumaUsage>& ProcessPages::update(const SysRoot& root, pid_t pid, double time) {
+const std::optional<NumaUsage>& ProcessPages::update(const SysRoot& root, pid_t pid, pid_t tid, double time) {
   if (time < m_due) return m_pages;
   uint64_t start = monotonic_ns();
   try {
-    if (auto pages = read_numa_usage(root, pid)) m_pages = std::move(pages);
+    if (auto pages = read_numa_usage(root, pid, tid)) m_pages = std::move(pages);
   } catch (const Error&) {
     // larger than affix reads: the last reading stays
   }

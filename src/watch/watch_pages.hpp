@@ -24,8 +24,10 @@ namespace affix {
 class ProcessPages {
 public:
   // Reads numa_maps (and maps) where it is due at `time` (seconds); else,
-  // and where it cannot be read now, the pages last read.
-  const std::optional<NumaUsage>& update(const SysRoot& root, pid_t pid, double time);
+  // and where it cannot be read now, the pages last read. `tid`: the
+  // thread whose files are read (the process's own where it is `pid`; a
+  // live thread's where the main thread is a zombie, whose are empty).
+  const std::optional<NumaUsage>& update(const SysRoot& root, pid_t pid, pid_t tid, double time);
   // When it is read next: `time` plus 50 times `took` (seconds).
   void schedule(double time, double took) { m_due = time + k_spacing * took; }
   const std::optional<NumaUsage>& last() const { return m_pages; }

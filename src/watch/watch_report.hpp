@@ -78,6 +78,10 @@ struct ProcessReport {
   unsigned threads_unread = 0;
   CpuSet cpus_ran;       // CPUs its threads ran on; where none ran, those they last ran on (ThreadReport::cpu)
   Activity activity;
+  // Of activity.cpu_ns: what the process's own total (proc/PID/stat) says
+  // threads used that no sample saw (they came and went between two), or,
+  // sampled, a thread used after the last sample before its exit.
+  uint64_t came_and_went_ns = 0;
   std::optional<NodePages> pages;       // numa_maps; nullopt where it cannot be read
   std::optional<NodePages> anon_pages, file_pages;  // the same split (NumaUsage)
   std::optional<uint64_t> remote_pages; // anonymous pages on nodes none of cpus_ran is on

@@ -143,6 +143,17 @@ std::string detail(const ProcessReport& p, const LevelMap& levels) {
   return indent + ran + "\n" + indented(indent, pages) + weighted;
 }
 
+// A line for the CPU time of threads that came and went between two
+// samples (their moves are not known): as a share of one CPU over
+// `seconds` in an interval, in seconds in the summary; none where none.
+std::string came_and_went(const ProcessReport& p, double seconds, bool summary) {
+  if (p.came_and_went_ns == 0) return "";
+  double ns = static_cast<double>(p.came_and_went_ns);
+  if (summary) return fmt::format("        threads that came and went: {:.2f} s CPU (moves not known)\n", ns / 1e9);
+  return fmt::format("        threads that came and went: {:.1f}% CPU (moves not known)\n",
+                     seconds > 0 ? 100.0 * ns / 1e9 / seconds : 0.0);
+}
+
 // A name in its 15 columns, cut where longer (the full name is in --json).
 std::string name(const std::string& comm) { return printable_cell(comm, 15); }
 // A thread's row in an interval has 10 for it: its PID, TID and CPU take
@@ -180,10 +191,13 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
   size_t threads = 0, unread = 0;
   for (const auto& p : report.processes) threads += p.threads, unread += p.threads_unread;
   std::string out = header_text(header, report.time, report.processes.size(), threads, unread);
+  bool came_and_went_any = std::any_of(report.processes.begin(), report.processes.end(),
+                                       [](const ProcessReport& p) { return p.came_and_went_ns > 0; });
   if (!report.exact && header.mode.rfind("exact", 0) == 0)
     out += wrap(fmt::format("not exact in this interval: {}",
                             unread ? fmt::format("{} thread{} could not be read", unread, unread == 1 ? "" : "s")
-                                   : "some moves counted from se.nr_migrations"));
+                            : came_and_went_any ? "threads came and went between two samples, their moves not known"
+                                                : "some moves counted from se.nr_migrations"));
   const double s = report.interval;
   std::vector<std::string> rows;  // each row with its detail line, if any
   if (header.threads) {
@@ -198,6 +212,9 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
                                  t->cpu >= 0 ? std::to_string(t->cpu) : "-",
                                  cells(t->activity, s, 100.0 * static_cast<double>(t->activity.cpu_ns) / 1e9 / s)));
     }
+    for (const auto& p : report.processes)
+      if (p.came_and_went_ns > 0)
+        rows.push_back(fmt::format("{:>7} {}", p.pid, came_and_went(p, s, false).substr(8)));
   } else {
     out += fmt::format("    PID COMM           {} CPU%\n", k_titles);
     std::vector<const ProcessReport*> all;
@@ -207,7 +224,7 @@ std::string watch_text(const WatchHeader& header, const IntervalReport& report, 
     for (const auto* p : all) {
       rows.push_back(fmt::format("{:>7} {}{}\n", p->pid, name(p->comm),
                                  cells(p->activity, s, 100.0 * static_cast<double>(p->activity.cpu_ns) / 1e9 / s)) +
-                     detail(*p, levels));
+                     detail(*p, levels) + came_and_went(*p, s, false));
     }
   }
   // Rows while their lines fit in max_rows (a process's row is 2 lines, 3
@@ -237,7 +254,7 @@ std::string watch_text_summary(const WatchHeader& header, const WatchSummary& su
   for (const auto* p : all) {
     out += fmt::format("{:>7} {}{}\n", p->pid, name(p->comm),
                        cells(p->activity, p->seconds, static_cast<double>(p->activity.cpu_ns) / 1e9));
-    out += detail(*p, levels);
+    out += detail(*p, levels) + came_and_went(*p, p->seconds, true);
     if (!header.threads || p->thread_list.empty()) continue;
     out += "        its threads (TID COMM ...):\n";
     for (const auto& t : p->thread_list) {

@@ -48,6 +48,13 @@ std::optional<ThreadInterval> ThreadWatch::begin(const WatchContext& cx, pid_t p
   auto sched = read_sched(cx.root, pid, m_tid);
   // Sampled mode needs schedstat (its check whether the thread ran); exact
   // mode only its wait, which is then unknown.
+  // A zombie (a main thread that exited while others run) is no thread to
+  // watch: as gone.
+  if (st && (st->state == 'Z' || st->state == 'X')) {
+    close(cx);
+    m_has_event = false;
+    return std::nullopt;
+  }
   if ((!gate && !m_has_event) || !st || !sched) {
     close(cx);
     m_has_event = false;
@@ -106,6 +113,7 @@ ThreadInterval ThreadWatch::update(const WatchContext& cx, pid_t pid, const CpuS
       return out;
     }
     if (!m_since_creation) {
+      first->late = true;
       first->activity = Activity{};
       first->activity.wait_unread = true;  // its wait until now is not known either
       first->ran_on = CpuSet{};

@@ -40,6 +40,9 @@ struct ThreadInterval {
   // nothing of it is known for the interval, which is not exact; what it
   // did is counted at the next read (affix(1), WATCH).
   bool unread = false;
+  // Read for the first time though it was there before: what it did
+  // until now is not known (nor counted).
+  bool late = false;
 };
 
 // `count` moves whose CPUs were not seen, by estimated level. Where the CPU
@@ -59,12 +62,12 @@ public:
   // Opens its event (where there are events) and reads where it stands.
   // With `since_creation` (a thread created during the watch) the returned
   // interval holds what it did since it was created, from the scheduler's
-  // counters. nullopt where the thread is gone; `unread` where it is there
+  // counters. nullopt where the thread is gone (or a zombie); `unread` where it is there
   // but cannot be read: update() tries again.
   std::optional<ThreadInterval> begin(const WatchContext& cx, pid_t pid, bool since_creation,
                                       const CpuSet& process_seen);
   // What it did since the last call. `gone`: the thread list no longer has
-  // it (only its event, if any, can still be read).
+  // it (only its event, if any, can still be read), or it is a zombie.
   ThreadInterval update(const WatchContext& cx, pid_t pid, const CpuSet& process_seen, bool gone);
   void close(const WatchContext& cx);
 

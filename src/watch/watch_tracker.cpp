@@ -1,5 +1,7 @@
 #include "watch_tracker.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <set>
 
@@ -25,6 +27,16 @@ struct WatchTracker::Process {
   ProcessReport total;                          // over the run
   bool reported = false;
   bool exited = false;
+  // Its main thread is a zombie (it called pthread_exit) while others run:
+  // not watched, still in the kernel's thread count; the memory is read
+  // from a live thread's files.
+  bool zombie_leader = false;
+  // The process's own CPU time (proc/PID/stat, ended threads included) at
+  // the last sample, and how much more of it than its threads were counted
+  // (signed: the threads are read a moment after it) not yet reported as
+  // threads that came and went.
+  std::optional<uint64_t> cpu_total;
+  int64_t unseen = 0;
   double since = 0;  // when it started to be watched
   ProcessPages pages;
 };
@@ -53,16 +65,30 @@ ThreadReport thread_report(const ThreadWatch& t, const ThreadInterval& ti) {
   return ThreadReport{t.tid(), t.comm(), t.cpu(), ti.activity, ti.exact, ti.exited};
 }
 
-// The main thread's stat line: the process's comm, start time and thread
-// count (/proc/PID/stat would add up the CPU time of every thread: a walk
-// over 10,000 threads at each interval).
+// The process's stat line: its comm, start time, thread count, its main
+// thread's state, and its CPU time, that of every thread it had (the kernel
+// walks its threads for it: 2 to 19 ms for 10,000 on a busy 2-CPU machine).
 std::optional<StatLine> stat_of(const SysRoot& root, pid_t pid) {
   try {
-    return read_stat(root, task_dir(pid, pid));
+    return read_stat(root, proc_dir(pid));
   } catch (const Error&) {
     return std::nullopt;  // not a stat line: as good as gone
   }
 }
+
+uint64_t ticks_to_ns(unsigned long long ticks) {
+  static const long hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+  return static_cast<uint64_t>(ticks) * (1000000000ull / static_cast<uint64_t>(hz));
+}
+
+// More CPU time than this in the process's total than its threads counted
+// is threads that came and went: the total is read in clock ticks, each of
+// utime and stime rounded down (up to 2 ticks too few at the reading the
+// count starts from), and 5 ms to spare. The threads are read after the
+// total: they can only be counted ahead of it, which the next sample evens.
+int64_t unseen_margin() { return static_cast<int64_t>(ticks_to_ns(2)) + 5000000; }
+
+bool is_zombie(const StatLine& st) { return st.state == 'Z' || st.state == 'X'; }
 
 // Whether `cpu` is in thread `tid`'s CPU list: where it is not, the thread
 // has not run since its list changed (a pin), and is counted on no CPU
@@ -105,8 +131,12 @@ std::vector<pid_t> WatchTracker::start() {
     for (pid_t pid : list_pids(m_root)) add_process(pid, false, 0);
     return missing;
   }
-  for (pid_t pid : m_named)
-    if (!m_live.count(pid) && !add_process(pid, false, 0)) missing.push_back(pid);
+  for (pid_t pid : m_named) {
+    if (m_live.count(pid) || add_process(pid, false, 0)) continue;
+    auto st = stat_of(m_root, pid);
+    if (st && is_zombie(*st)) m_zombies.push_back(Zombie{pid, st->ppid});
+    else missing.push_back(pid);
+  }
   return missing;
 }
 
@@ -120,6 +150,7 @@ bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
   p->start_time = st->start_time;
   p->comm = st->comm;
   p->kernel_thread = (st->flags & k_pf_kthread) != 0;
+  p->zombie_leader = is_zombie(*st);
   p->since = time;
   p->total.pid = pid;
   p->total.exact = m_events != nullptr;
@@ -134,6 +165,11 @@ bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
     p->threads.emplace(tid, std::move(t));
   }
   if (p->threads.empty()) return false;
+  // Its CPU time from here on (the threads' counters were read just
+  // before); one created during the watch: all of it, as its threads'.
+  if (since_creation) p->cpu_total = 0;
+  else if (auto now = stat_of(m_root, pid); now && now->start_time == p->start_time)
+    p->cpu_total = ticks_to_ns(now->cpu_ticks);
   m_live.emplace(pid, std::move(p));
   return true;
 }
@@ -186,7 +222,10 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   // not checked, so not exact.
   bool unread = !st && m_root.exists(task_dir(p.pid, p.pid));
   bool gone = st ? st->start_time != p.start_time : !unread;
-  if (st && !gone) p.comm = st->comm;
+  if (st && !gone) {
+    p.comm = st->comm;
+    p.zombie_leader = is_zombie(*st);
+  }
   r.pid = p.pid;
   r.comm = p.comm;
   r.exact = m_events != nullptr && !unread;
@@ -194,8 +233,10 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   p.exited_before = std::move(p.exited_now);
   p.exited_now.clear();
   bool any_ran = false;  // set below, before record is called
+  bool some_late = false;  // a thread read for the first time though there before
   auto record = [&](ThreadWatch& t, const ThreadInterval& ti) {
     if (ti.exited) p.exited_now.insert(t.tid());
+    if (ti.late) some_late = true;
     if (ti.unread) {  // counted, never shown as read
       ++r.threads_unread;
       r.exact = false;
@@ -242,15 +283,18 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   size_t alive = 0;
   for (auto& [tid, t] : p.threads) {
     auto first = p.first.find(tid);
-    ThreadInterval ti = first != p.first.end() ? first->second : t.update(cx, p.pid, p.seen, gone);
+    // A main thread that became a zombie is done: what its event still holds.
+    bool done = gone || (p.zombie_leader && tid == p.pid);
+    ThreadInterval ti = first != p.first.end() ? first->second : t.update(cx, p.pid, p.seen, done);
     if (!ti.exited) ++alive;
     got.emplace_back(tid, std::move(ti));
   }
   const size_t known = got.size();
   p.first.clear();
   // The thread list changed where the kernel's count differs from the
-  // threads known alive (each of which answered above).
-  if (st && !gone && st->num_threads != alive) {
+  // threads known alive (each of which answered above); it counts a zombie
+  // main thread.
+  if (st && !gone && st->num_threads != alive + (p.zombie_leader ? 1 : 0)) {
     std::set<pid_t> listed;
     if (auto tids = read_tasks(m_root, p.pid)) listed.insert(tids->begin(), tids->end());
     for (auto& [tid, t] : p.threads) {
@@ -262,6 +306,7 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
     for (pid_t tid : listed) {
       // One that exited may linger in the list a moment: not a new thread.
       if (p.threads.count(tid) || p.exited_now.count(tid) || p.exited_before.count(tid)) continue;
+      if (p.zombie_leader && tid == p.pid) continue;
       ThreadWatch t(tid);
       auto ti = t.begin(cx, p.pid, true, p.seen);
       if (!ti) continue;
@@ -272,6 +317,24 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   any_ran = std::any_of(got.begin(), got.end(), [](const auto& e) { return !e.second.ran_on.empty(); });
   for (const auto& [tid, ti] : got) record(p.threads.at(tid), ti);
   if (r.cpus_ran.empty()) r.cpus_ran = last_cpus;
+  // Threads that came and went between two samples: what the process's own
+  // total says it used beyond what its threads were counted. Not where a
+  // thread's time is unknown (unread, or read late): the count starts over.
+  if (st && !gone) {
+    uint64_t total = ticks_to_ns(st->cpu_ticks);
+    if (p.cpu_total && total >= *p.cpu_total) {
+      p.unseen += static_cast<int64_t>(total - *p.cpu_total) - static_cast<int64_t>(r.activity.cpu_ns);
+      if (r.threads_unread || some_late) {
+        p.unseen = 0;
+      } else if (p.unseen > unseen_margin()) {
+        r.came_and_went_ns = static_cast<uint64_t>(p.unseen);
+        r.activity.cpu_ns += r.came_and_went_ns;
+        r.exact = false;  // their moves are not known
+        p.unseen = 0;
+      }
+    }
+    p.cpu_total = total;
+  }
   for (auto it = p.threads.begin(); it != p.threads.end();) {
     if (it->second.exited()) it = p.threads.erase(it);
     else ++it;
@@ -285,8 +348,18 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
   std::sort(r.thread_list.begin(), r.thread_list.end(),
             [](const ThreadReport& a, const ThreadReport& b) { return a.tid < b.tid; });
   bool shown = !m_named.empty() || !r.activity.idle();
-  const auto& usage =
-      shown && !p.exited && !p.kernel_thread ? p.pages.update(m_root, p.pid, m_time) : p.pages.last();
+  // A zombie main thread's numa_maps is empty: a live thread's has the
+  // process's mappings.
+  pid_t reader = p.pid;
+  if (p.zombie_leader)
+    for (const auto& [tid, t] : p.threads)
+      if (!t.exited() && tid != p.pid) {
+        reader = tid;
+        break;
+      }
+  const auto& usage = shown && !p.exited && !p.kernel_thread && (!p.zombie_leader || reader != p.pid)
+                          ? p.pages.update(m_root, p.pid, reader, m_time)
+                          : p.pages.last();
   if (usage) {
     r.pages = usage->pages;
     r.anon_pages = usage->anon;
@@ -297,6 +370,7 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
   ProcessReport& t = p.total;
   t.comm = r.comm;
   t.activity += r.activity;
+  t.came_and_went_ns += r.came_and_went_ns;
   t.cpus_ran |= r.cpus_ran;
   if (r.pages) {
     t.pages = r.pages;

@@ -39,13 +39,21 @@ public:
   WatchTracker& operator=(const WatchTracker&) = delete;
 
   // Reads where every thread stands (nothing is counted before this) and
-  // opens the events. Returns the named PIDs that do not exist.
+  // opens the events. Returns the named PIDs that do not exist (zombies
+  // apart: zombies()).
   std::vector<pid_t> start();
   // What happened since the last sample (or start).
   IntervalReport sample(double time, double interval);
   // Totals over the run, for every process reported at least once (of
   // those that exited, the first 10,000; `unlisted` counts the others).
   WatchSummary summary(double duration) const;
+
+  // The named PIDs that are zombies (exited, not yet reaped): not watched.
+  struct Zombie {
+    pid_t pid;
+    pid_t parent;
+  };
+  const std::vector<Zombie>& zombies() const { return m_zombies; }
 
   size_t threads_watched() const;
   size_t threads_exact() const;
@@ -71,6 +79,7 @@ private:
   double m_time = 0;
   std::map<pid_t, std::unique_ptr<Process>> m_live;   // watched now
   std::vector<std::unique_ptr<Process>> m_ended;      // exited and reported, kept for the summary
+  std::vector<Zombie> m_zombies;
   size_t m_unlisted = 0;  // exited and reported beyond the summary's limit
   InterleaveWeights m_weights;
   double m_weights_time = -1;

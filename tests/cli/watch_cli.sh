@@ -76,7 +76,7 @@ check "JSON: three lines, each a JSON object" "3" "$(jq -c 'objects' <<<"$OUT" |
 check "JSON: the name, its bad byte replaced" "$(printf '\e[31m\xef\xbf\xbdevil\n')" \
   "$(head -n 1 <<<"$OUT" | jq -j '.processes[0].comm')"
 check "JSON: the documented fields" \
-  "anon_pages comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid remote_pages switches thread_list threads threads_unread wait_ms wait_partial weighted" \
+  "anon_pages came_and_went_cpu_ms comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid remote_pages switches thread_list threads threads_unread wait_ms wait_partial weighted" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0] | keys | join(" ")')"
 check "JSON: a thread's fields" "comm cpu cpu_ms exact exited migrations switches tid wait_ms wait_partial" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0].thread_list[0] | keys | join(" ")')"
@@ -118,6 +118,15 @@ check "SIGINT: the summary" "1" "$(grep -c '^summary of ' "$tmp/int.out")"
  echo "${PIPESTATUS[0]}" > "$tmp/pipe.rc")
 check "SIGPIPE ignored, the reader gone: exit 1 and why" \
   "1 affix: error: cannot write to standard output: Broken pipe" "$(cat "$tmp/pipe.rc") $(cat "$tmp/pipe.err")"
+# The same with SIGPIPE at its default, as in a terminal's shell (env sets
+# it so: a shell cannot undo a SIGPIPE ignored when it started): not killed
+# by the signal (141, no word), but the same error, for text and JSON.
+for format in --json --threads; do
+  (env --default-signal=PIPE "$AFFIX" watch $format -c 100 -i 0.1 "$HOP_PID" 2> "$tmp/pipe.err" | head -n 1 > /dev/null
+   echo "${PIPESTATUS[0]}" > "$tmp/pipe.rc")
+  check "SIGPIPE at its default ($format), the reader gone: exit 1 and why" \
+    "1 affix: error: cannot write to standard output: Broken pipe" "$(cat "$tmp/pipe.rc") $(cat "$tmp/pipe.err")"
+done
 "$AFFIX" watch -c 1 -i 0.1 "$HOP_PID" > /dev/full 2> "$tmp/full.err"
 check "a full disk: exit 1 and why" "1 affix: error: cannot write to standard output: No space left on device" \
   "$? $(cat "$tmp/full.err")"

@@ -33,9 +33,11 @@ struct Counters {
   uint64_t wait_ns = 0;  // schedstat's second field: run-queue wait
 };
 
-inline std::string stat_line(pid_t id, const std::string& comm, long threads, long cpu, unsigned long long start = 100) {
-  return fmt::format("{} ({}) S 1 {} {} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 {} 0 {} 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 {} 0 0\n",
-                     id, comm, id, id, threads, start, cpu);
+// `ticks`: utime (field 14), the CPU time in clock ticks.
+inline std::string stat_line(pid_t id, const std::string& comm, long threads, long cpu, unsigned long long start = 100,
+                             unsigned long long ticks = 0, char state = 'S') {
+  return fmt::format("{} ({}) {} 1 {} {} 0 -1 4194560 0 0 0 0 {} 0 0 0 20 0 {} 0 {} 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 {} 0 0\n",
+                     id, comm, state, id, id, ticks, threads, start, cpu);
 }
 
 // A fake /proc: every thread's stat line carries its process's thread
@@ -49,12 +51,14 @@ struct FakeProc {
     long cpu = 0;
   };
   std::map<pid_t, Main> mains;
-  void process(pid_t pid, const std::string& comm, long threads, unsigned long long start = 100) {
+  // `ticks`: the process's CPU time (its stat's utime), ended threads' included.
+  void process(pid_t pid, const std::string& comm, long threads, unsigned long long start = 100,
+               unsigned long long ticks = 0) {
     Main& m = mains[pid];
     m.comm = comm;
     m.threads = threads;
     m.start = start;
-    root.write(fmt::format("proc/{}/stat", pid), stat_line(pid, comm, threads, 0, start));
+    root.write(fmt::format("proc/{}/stat", pid), stat_line(pid, comm, threads, 0, start, ticks));
     write_main(pid);
   }
   void write_main(pid_t pid) {
