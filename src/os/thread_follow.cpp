@@ -4,17 +4,23 @@
 // one that includes <sys/ptrace.h>.
 #include "thread_follow.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -61,6 +67,10 @@ void set_one_cpu(pid_t tid, unsigned cpu) {
   CPU_FREE(set);
 }
 
+void set_cpus(pid_t tid, const cpu_set_t& cpus) {
+  sched_setaffinity(tid, sizeof cpus, &cpus);  // ESRCH: gone meanwhile
+}
+
 // Whether `tid` is a thread of process `pid` (not a process a clone made).
 bool is_thread_of(pid_t pid, pid_t tid) {
   char path[64];
@@ -94,11 +104,78 @@ void warn_traced_exec(pid_t pid, int warn_fd) {
   (void)w;
 }
 
+// The TracerPid of thread `tid` of `pid` (/proc/PID/task/TID/status), or -1
+// where it cannot be read (the thread is gone).
+pid_t tracer_of(pid_t pid, pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/status", pid, tid);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char text[4096];
+  size_t used = 0;
+  for (;;) {
+    ssize_t n = ::read(fd, text + used, sizeof text - 1 - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    used += static_cast<size_t>(n);
+    if (used == sizeof text - 1) break;
+  }
+  ::close(fd);
+  text[used] = 0;
+  const char* line = std::strstr(text, "\nTracerPid:");
+  if (!line) return -1;
+  return static_cast<pid_t>(std::strtol(line + 11, nullptr, 10));
+}
+
+// How often G looks for threads that no stop announces (CLONE_UNTRACED):
+// every 50 ms, or 100 times as long as the last look took (a command with
+// thousands of threads), so that looking costs at most 1% of a CPU.
+constexpr long k_scan_us = 50000;
+constexpr long k_scan_share = 100;
+
+volatile sig_atomic_t g_tick = 0;
+void on_tick(int) { g_tick = 1; }
+
+// Each SIGALRM makes waitpid return EINTR (or, where it came while G was
+// busy with a stop, is seen after the next one): G scans then.
+void set_ticks(long us) {
+  struct itimerval every {};
+  every.it_interval.tv_sec = us / 1000000;
+  every.it_interval.tv_usec = us % 1000000;
+  every.it_value = every.it_interval;
+  setitimer(ITIMER_REAL, &every, nullptr);
+}
+
+void start_ticks() {
+  struct sigaction tick {};
+  tick.sa_handler = on_tick;  // no SA_RESTART
+  sigemptyset(&tick.sa_mask);
+  sigaction(SIGALRM, &tick, nullptr);
+  sigset_t alarm;
+  sigemptyset(&alarm);
+  sigaddset(&alarm, SIGALRM);
+  sigprocmask(SIG_UNBLOCK, &alarm, nullptr);
+  set_ticks(k_scan_us);
+}
+
+long now_us() {
+  struct timespec t {};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000L + t.tv_nsec / 1000;
+}
+
 // G's loop: until the last followed thread is gone (ECHILD).
 [[noreturn]] void follow(pid_t command, const SpreadPlan& plan, int warn_fd) {
   bool first_exec = true;  // affix's own exec of the command, checked before it (launch.cpp)
+  // The CPU list the command started with (its main thread keeps it).
+  cpu_set_t selection;
+  CPU_ZERO(&selection);
+  if (sched_getaffinity(command, sizeof selection, &selection) != 0)
+    for (unsigned cpu : plan.cpus)
+      if (cpu < CPU_SETSIZE) CPU_SET(cpu, &selection);
   std::unordered_set<pid_t> known{command};  // placed (or left alone) once
   std::unordered_set<pid_t> processes;       // new processes, detached at their first stop
+  std::unordered_set<pid_t> unfollowed;      // placed by a scan, not traced (no end is reported)
   size_t created = 0;
   // A thread seen for the first time, at whichever of its two stops comes first.
   auto first_seen = [&](pid_t tid) {
@@ -106,13 +183,52 @@ void warn_traced_exec(pid_t pid, int warn_fd) {
     if (is_thread_of(command, tid)) set_one_cpu(tid, spread_cpu(plan, created++));
     else processes.insert(tid);
   };
+  // A thread made with CLONE_UNTRACED stops nowhere: find it in
+  // /proc/PID/task (untraced: TracerPid 0), give it the next CPU, and trace
+  // it from then on (its own clones stop, its end is reported). One G cannot
+  // trace (it is gone, or the kernel refuses) is remembered while it is listed.
+  auto scan = [&] {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/task", command);
+    DIR* dir = ::opendir(path);
+    if (!dir) return;
+    std::unordered_set<pid_t> listed;
+    while (dirent* e = ::readdir(dir)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      auto tid = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
+      if (!unfollowed.empty()) listed.insert(tid);
+      if (known.count(tid) || tracer_of(command, tid) != 0) continue;  // G's own: at its stops
+      known.insert(tid);
+      set_one_cpu(tid, spread_cpu(plan, created++));
+      if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC) != 0) {
+        if (errno == ESRCH) known.erase(tid);
+        else unfollowed.insert(tid), listed.insert(tid);
+      }
+    }
+    ::closedir(dir);
+    for (auto it = unfollowed.begin(); it != unfollowed.end();) {
+      if (listed.count(*it)) {
+        ++it;
+      } else {
+        known.erase(*it);
+        it = unfollowed.erase(it);
+      }
+    }
+  };
+  start_ticks();
+  long every_us = k_scan_us;
   for (;;) {
     int status = 0;
     pid_t tid = ::waitpid(-1, &status, __WALL);
-    if (tid < 0) {
-      if (errno == EINTR) continue;
-      ::_exit(0);  // ECHILD: nothing is followed any more
+    if (tid < 0 && errno != EINTR) ::_exit(0);  // ECHILD: nothing is followed any more
+    if (g_tick) {
+      g_tick = 0;
+      long start = now_us();
+      scan();
+      long want = std::max(k_scan_us, (now_us() - start) * k_scan_share);
+      if (want > every_us * 5 / 4 || want < every_us * 3 / 4) set_ticks(every_us = want);
     }
+    if (tid < 0) continue;
     if (!WIFSTOPPED(status)) {  // exited or killed
       known.erase(tid);
       processes.erase(tid);
@@ -135,9 +251,20 @@ void warn_traced_exec(pid_t pid, int warn_fd) {
       } else {
         ptrace(PTRACE_CONT, tid, 0, 0);
       }
-    } else if (event != 0) {  // PTRACE_EVENT_EXEC
+    } else if (event == PTRACE_EVENT_EXEC) {
       if (!first_exec) warn_traced_exec(tid, warn_fd);
       first_exec = false;
+      // A thread other than the main one exec'd: it is the process now (TID
+      // `tid`, the PID) and its old TID ends unreported. The main thread
+      // gets the command's CPU list back; the old TID is free for a new thread.
+      unsigned long former = 0;
+      if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && static_cast<pid_t>(former) != tid) {
+        known.erase(static_cast<pid_t>(former));
+        unfollowed.erase(static_cast<pid_t>(former));
+        set_cpus(tid, selection);
+      }
+      ptrace(PTRACE_CONT, tid, 0, 0);
+    } else if (event != 0) {
       ptrace(PTRACE_CONT, tid, 0, 0);
     } else {  // a signal-delivery stop: deliver the signal untouched
       ptrace(PTRACE_CONT, tid, 0, sig);

@@ -16,6 +16,12 @@
 // PTRACE_EVENT_CLONE, in either order: G places it at the first and
 // remembers it. Signals are passed on untouched (group stops with
 // PTRACE_LISTEN). A clone that makes a new process is detached.
+// A thread other than the main one that execs becomes the main thread: at
+// PTRACE_EVENT_EXEC G gives it the command's CPU list back and forgets its
+// old TID (the kernel reports no end for it; a new thread may get it). A
+// thread made with CLONE_UNTRACED stops nowhere: G looks in /proc/PID/task
+// every 50 ms (SIGALRM interrupts its waitpid; less often where a look takes
+// over 0.5 ms), places an untraced thread there and seizes it.
 
 #include <cstddef>
 #include <vector>
