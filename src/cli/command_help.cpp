@@ -60,6 +60,8 @@ std::string command_help(CommandKind kind) {
              "  --spread[=N]           each thread the command creates gets one CPU of the\n"
              "                         selection before it runs, N per CPU (default 1), in\n"
              "                         creation order; the main thread keeps the selection\n"
+             "                         (a command that binds itself, as taskset, keeps its\n"
+             "                         CPUs: threads spread over the selection's CPUs in it)\n"
              "  --env                  export AFFIX_CPUS, AFFIX_NODES and, unless set,\n"
              "                         OMP_NUM_THREADS, GOMAXPROCS, OMP_PLACES, OMP_PROC_BIND\n"
              "  -v, --verbose          print the placement on stderr before the exec\n"

@@ -15,7 +15,10 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <unordered_map>
 #include <unordered_set>
+
+#include "spread_pools.hpp"
 
 namespace affix {
 
@@ -55,6 +58,25 @@ void set_one_cpu(pid_t tid, unsigned cpu) {
   CPU_FREE(set);
 }
 
+// The CPU list of `tid` (empty where it cannot be read: gone).
+CpuList thread_cpus(pid_t tid) {
+  for (unsigned n = 1024;; n *= 2) {
+    cpu_set_t* set = CPU_ALLOC(n);
+    if (!set) return {};
+    size_t size = CPU_ALLOC_SIZE(n);
+    CPU_ZERO_S(size, set);
+    CpuList cpus;
+    int r = sched_getaffinity(tid, size, set);
+    if (r == 0)
+      for (unsigned c = 0; c < n; ++c)
+        if (CPU_ISSET_S(c, size, set)) cpus.push_back(c);
+    int e = errno;
+    CPU_FREE(set);
+    if (r == 0) return cpus;
+    if (e != EINVAL || n >= (1U << 20)) return {};
+  }
+}
+
 // Whether `tid` is a thread of process `pid` (not a process a clone made).
 bool is_thread_of(pid_t pid, pid_t tid) {
   char path[64];
@@ -70,12 +92,23 @@ bool is_stop_signal(int sig) {
 [[noreturn]] void follow(pid_t command, const SpreadPlan& plan) {
   std::unordered_set<pid_t> known{command};  // placed (or left alone) once
   std::unordered_set<pid_t> processes;       // new processes, detached at their first stop
-  size_t created = 0;
-  // A thread seen for the first time, at whichever of its two stops comes first.
-  auto first_seen = [&](pid_t tid) {
+  // A new thread is placed at its creator's clone event, where the creator is
+  // known (spread_pools.hpp: a command that set its own CPUs keeps them); one
+  // whose own first stop comes first waits there for that event: its first
+  // stop's signal, to end the stop with once placed.
+  std::unordered_map<pid_t, int> held;
+  SpreadPools pools(plan);
+  pools.start(command, thread_cpus(command));
+  // A new thread or process seen for the first time, at whichever of its two
+  // stops comes first (creator 0: at its own stop).
+  auto first_seen = [&](pid_t creator, pid_t tid) {
     if (!known.insert(tid).second) return;
-    if (is_thread_of(command, tid)) set_one_cpu(tid, spread_cpu(plan, created++));
-    else processes.insert(tid);
+    if (!is_thread_of(command, tid)) processes.insert(tid);
+    else if (auto cpu = pools.place(creator, tid, thread_cpus(tid))) set_one_cpu(tid, *cpu);
+  };
+  auto resume = [](pid_t tid, int sig) {
+    if (is_stop_signal(sig)) ptrace(PTRACE_LISTEN, tid, 0, 0);  // a group stop: CONT would end it
+    else ptrace(PTRACE_CONT, tid, 0, 0);
   };
   for (;;) {
     int status = 0;
@@ -87,24 +120,37 @@ bool is_stop_signal(int sig) {
     if (!WIFSTOPPED(status)) {  // exited or killed
       known.erase(tid);
       processes.erase(tid);
+      held.erase(tid);
+      pools.forget(tid);
       continue;
     }
     int sig = WSTOPSIG(status);
     int event = status >> 16;
     if (event == PTRACE_EVENT_CLONE) {
       unsigned long child = 0;
-      if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0) first_seen(static_cast<pid_t>(child));
+      if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0) {
+        auto c = static_cast<pid_t>(child);
+        first_seen(tid, c);
+        if (auto h = held.find(c); h != held.end()) {
+          resume(c, h->second);
+          held.erase(h);
+        }
+      }
       ptrace(PTRACE_CONT, tid, 0, 0);
     } else if (event == PTRACE_EVENT_STOP) {
-      if (!known.count(tid)) first_seen(tid);  // a new thread's own first stop
+      if (!known.count(tid)) {  // a new thread's own first stop, before its creator's event
+        if (is_thread_of(command, tid)) {
+          held.emplace(tid, sig);
+          continue;
+        }
+        first_seen(0, tid);
+      }
       if (processes.count(tid)) {
         processes.erase(tid);
         known.erase(tid);
         ptrace(PTRACE_DETACH, tid, 0, 0);
-      } else if (is_stop_signal(sig)) {
-        ptrace(PTRACE_LISTEN, tid, 0, 0);  // a group stop: CONT would end it
       } else {
-        ptrace(PTRACE_CONT, tid, 0, 0);
+        resume(tid, sig);
       }
     } else if (event != 0) {  // PTRACE_EVENT_EXEC
       ptrace(PTRACE_CONT, tid, 0, 0);
