@@ -25,7 +25,7 @@ using CpuList = std::vector<unsigned>;  // a thread's CPU list: ascending, no du
 
 class SpreadPools {
 public:
-  explicit SpreadPools(SpreadPlan plan) : m_plan(std::move(plan)) {}
+  explicit SpreadPools(SpreadPlan plan);
 
   // The command's main thread and the CPU list affix gave it (the selection).
   void start(pid_t main, CpuList cpus);
@@ -46,13 +46,19 @@ public:
   void forget(pid_t tid) { m_threads.erase(tid); }
 
 private:
+  struct Pool {
+    CpuList cpus;        // in --order
+    size_t created = 0;  // threads placed in it
+  };
   struct Thread {
     CpuList given;  // the list affix set (or left) on it
-    CpuList pool;   // where the threads it creates go, in --order
+    size_t pool;    // where the threads it creates go (m_pools)
   };
+  size_t pool_of(CpuList cpus);
   SpreadPlan m_plan;
   std::unordered_map<pid_t, Thread> m_threads;
-  std::map<CpuList, size_t> m_created;  // threads placed in each pool
+  std::vector<Pool> m_pools;             // [0]: the selection
+  std::map<CpuList, size_t> m_pool_ids;  // a pool's CPUs -> its index
 };
 
 }  // namespace affix

@@ -60,7 +60,16 @@ void set_one_cpu(pid_t tid, unsigned cpu) {
 
 // The CPU list of `tid` (empty where it cannot be read: gone).
 CpuList thread_cpus(pid_t tid) {
-  for (unsigned n = 1024;; n *= 2) {
+  cpu_set_t fixed;  // CPU_SETSIZE (1024) CPUs: no allocation
+  if (sched_getaffinity(tid, sizeof fixed, &fixed) == 0) {
+    CpuList cpus;
+    int left = CPU_COUNT(&fixed);
+    for (unsigned c = 0; left > 0; ++c)
+      if (CPU_ISSET(c, &fixed)) cpus.push_back(c), --left;
+    return cpus;
+  }
+  if (errno != EINVAL) return {};
+  for (unsigned n = 2 * CPU_SETSIZE;; n *= 2) {
     cpu_set_t* set = CPU_ALLOC(n);
     if (!set) return {};
     size_t size = CPU_ALLOC_SIZE(n);
