@@ -286,6 +286,36 @@ TEST_CASE("--spread: a refused ptrace is an error and the command never starts")
   CHECK(os.exec_calls.empty());
 }
 
+TEST_CASE("--spread: a tracer of affix's own (strace, gdb, an outer --spread) is named, escaped") {
+  FakeOs os;
+  os.follow_error = EPERM;
+  os.traced_by = Tracer{5151, "s\ttrace"};
+  auto req = command({"./bench"});
+  req.spread = 1;
+  std::ostringstream out, err;
+  try {
+    launch(os, placement("0-1"), req, out, err);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Runtime);
+    CHECK(std::string(e.what()) ==
+          "cannot follow the command's threads for --spread: ptrace: Operation not permitted: affix is already "
+          "traced by process 5151 (s\\ttrace)");
+    CHECK(e.hint() == "a process has one tracer at a time (strace, gdb, an outer 'affix --spread'): run --spread "
+                      "outside it, or leave out --spread; the command was not started");
+  }
+  CHECK(os.exec_calls.empty());
+  // Another errno with a tracer (out of processes): not the tracer's doing.
+  os.follow_error = EAGAIN;
+  try {
+    launch(os, placement("0-1"), req, out, err);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "cannot follow the command's threads for --spread: ptrace: Resource "
+                                   "temporarily unavailable");
+  }
+}
+
 TEST_CASE("--spread: the order, N per CPU") {
   CHECK(spread_order_text({0, 1}, 1) == "thread 1: CPU 0, thread 2: CPU 1, then again from CPU 0");
   CHECK(spread_order_text({3, 1}, 2) ==

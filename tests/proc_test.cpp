@@ -68,6 +68,15 @@ TEST_CASE("parse_status reads the allowed lists") {
   CHECK_FALSE(parse_status("Cpus_allowed_list:\t3-1\n"));
 }
 
+TEST_CASE("parse_status reads TracerPid (0 where untraced)") {
+  auto traced = parse_status("Name:\tbench\nTracerPid:\t5151\nCpus_allowed_list:\t0-1\n");
+  REQUIRE(traced);
+  CHECK(traced->tracer == 5151);
+  auto free = parse_status("Name:\tbench\nTracerPid:\t0\nCpus_allowed_list:\t0-1\n");
+  REQUIRE(free);
+  CHECK(free->tracer == 0);
+}
+
 TEST_CASE("parse_numa_maps sums pages per node") {
   auto pages = parse_numa_maps(
       "55d0 default file=/usr/bin/cat mapped=5 N0=3 N1=2 kernelpagesize_kB=4\n"

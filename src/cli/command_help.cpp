@@ -62,6 +62,8 @@ std::string command_help(CommandKind kind) {
              "                         creation order; the main thread keeps the selection\n"
              "                         (refused for a set-user-ID, set-group-ID or setcap\n"
              "                         program, which would run without its privileges)\n"
+             "                         (a command that binds itself, as taskset, keeps its\n"
+             "                         CPUs: threads spread over the selection's CPUs in it)\n"
              "  --env                  export AFFIX_CPUS, AFFIX_NODES and, unless set,\n"
              "                         OMP_NUM_THREADS, GOMAXPROCS, OMP_PLACES, OMP_PROC_BIND\n"
              "  -v, --verbose          print the placement on stderr before the exec\n"

@@ -159,6 +159,13 @@ public:
   virtual void sleep_ms(unsigned ms) = 0;
 };
 
+// A process's tracer (ptrace): its PID and comm (raw, as the kernel keeps
+// it; empty where it could not be read).
+struct Tracer {
+  pid_t pid = 0;
+  std::string comm;
+};
+
 // Starting the command: its environment, its thread follower and its exec.
 // Used by run (launch.cpp).
 class ExecOs {
@@ -177,6 +184,11 @@ public:
   // where the kernel refuses to let affix follow: EPERM).
   virtual int follow_threads(const std::vector<unsigned>& cpus, unsigned per_cpu,
                              const char*& call) = 0;
+  // The process tracing affix itself (TracerPid of /proc/self/status:
+  // strace, gdb, an outer run --spread), which keeps the follower from
+  // attaching (a process has one tracer); nullopt where none is (or it is
+  // in another PID namespace, where /proc shows 0).
+  virtual std::optional<Tracer> tracer() = 0;
   // setenv (overwrite).
   virtual void set_env(const std::string& name, const std::string& value) = 0;
   // run --spread: the file exec would run for `command` (under this

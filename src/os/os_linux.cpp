@@ -397,6 +397,22 @@ public:
     return start_thread_follower(SpreadPlan{cpus, per_cpu}, call);
   }
 
+  std::optional<Tracer> tracer() override {
+    SysRoot root;
+    std::optional<StatusInfo> status;
+    try {
+      status = read_status(root, "proc/self");
+    } catch (const std::exception&) {
+    }
+    if (!status || status->tracer <= 0) return std::nullopt;
+    Tracer t{status->tracer, {}};
+    try {
+      if (auto stat = read_stat(root, proc_dir(t.pid))) t.comm = stat->comm;
+    } catch (const std::exception&) {  // not a stat line: the comm stays unknown
+    }
+    return t;
+  }
+
   void set_env(const std::string& name, const std::string& value) override {
     ::setenv(name.c_str(), value.c_str(), 1);
   }

@@ -191,6 +191,8 @@ std::optional<StatusInfo> parse_status(std::string_view text) {
       unsigned long long caps = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), caps, 16);
       if (ec == std::errc() && p == value.data() + value.size()) info.cap_eff = caps;
+    } else if (key == "TracerPid") {
+      info.tracer = to_number<int>(value).value_or(0);
     }
     return true;
   });

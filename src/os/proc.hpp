@@ -74,6 +74,7 @@ struct StatusInfo {
   CpuSet cpus;  // Cpus_allowed_list
   CpuSet mems;  // Mems_allowed_list
   unsigned long long cap_eff = 0;  // CapEff (a mask of capability bits)
+  pid_t tracer = 0;                 // TracerPid: the process ptrace-attached to it, or 0
 };
 
 // Calls f(key, value) for each "key: value" line of text (/proc's status

@@ -23,10 +23,12 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "diag.hpp"
 #include "exec_privilege.hpp"
+#include "spread_pools.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -69,6 +71,34 @@ void set_one_cpu(pid_t tid, unsigned cpu) {
 
 void set_cpus(pid_t tid, const cpu_set_t& cpus) {
   sched_setaffinity(tid, sizeof cpus, &cpus);  // ESRCH: gone meanwhile
+}
+
+// The CPU list of `tid` (empty where it cannot be read: gone).
+CpuList thread_cpus(pid_t tid) {
+  cpu_set_t fixed;  // CPU_SETSIZE (1024) CPUs: no allocation
+  if (sched_getaffinity(tid, sizeof fixed, &fixed) == 0) {
+    CpuList cpus;
+    int left = CPU_COUNT(&fixed);
+    for (unsigned c = 0; left > 0; ++c)
+      if (CPU_ISSET(c, &fixed)) cpus.push_back(c), --left;
+    return cpus;
+  }
+  if (errno != EINVAL) return {};
+  for (unsigned n = 2 * CPU_SETSIZE;; n *= 2) {
+    cpu_set_t* set = CPU_ALLOC(n);
+    if (!set) return {};
+    size_t size = CPU_ALLOC_SIZE(n);
+    CPU_ZERO_S(size, set);
+    CpuList cpus;
+    int r = sched_getaffinity(tid, size, set);
+    if (r == 0)
+      for (unsigned c = 0; c < n; ++c)
+        if (CPU_ISSET_S(c, size, set)) cpus.push_back(c);
+    int e = errno;
+    CPU_FREE(set);
+    if (r == 0) return cpus;
+    if (e != EINVAL || n >= (1U << 20)) return {};
+  }
 }
 
 // Whether `tid` is a thread of process `pid` (not a process a clone made).
@@ -176,12 +206,23 @@ long now_us() {
   std::unordered_set<pid_t> known{command};  // placed (or left alone) once
   std::unordered_set<pid_t> processes;       // new processes, detached at their first stop
   std::unordered_set<pid_t> unfollowed;      // placed by a scan, not traced (no end is reported)
-  size_t created = 0;
-  // A thread seen for the first time, at whichever of its two stops comes first.
-  auto first_seen = [&](pid_t tid) {
+  // A new thread is placed at its creator's clone event, where the creator is
+  // known (spread_pools.hpp: a command that set its own CPUs keeps them); one
+  // whose own first stop comes first waits there for that event: its first
+  // stop's signal, to end the stop with once placed.
+  std::unordered_map<pid_t, int> held;
+  SpreadPools pools(plan);
+  pools.start(command, thread_cpus(command));
+  // A new thread or process seen for the first time, at whichever of its two
+  // stops comes first (creator 0: at its own stop).
+  auto first_seen = [&](pid_t creator, pid_t tid) {
     if (!known.insert(tid).second) return;
-    if (is_thread_of(command, tid)) set_one_cpu(tid, spread_cpu(plan, created++));
-    else processes.insert(tid);
+    if (!is_thread_of(command, tid)) processes.insert(tid);
+    else if (auto cpu = pools.place(creator, tid, thread_cpus(tid))) set_one_cpu(tid, *cpu);
+  };
+  auto resume = [](pid_t tid, int sig) {
+    if (is_stop_signal(sig)) ptrace(PTRACE_LISTEN, tid, 0, 0);  // a group stop: CONT would end it
+    else ptrace(PTRACE_CONT, tid, 0, 0);
   };
   // A thread made with CLONE_UNTRACED stops nowhere: find it in
   // /proc/PID/task (untraced: TracerPid 0), give it the next CPU, and trace
@@ -199,7 +240,7 @@ long now_us() {
       if (!unfollowed.empty()) listed.insert(tid);
       if (known.count(tid) || tracer_of(command, tid) != 0) continue;  // G's own: at its stops
       known.insert(tid);
-      set_one_cpu(tid, spread_cpu(plan, created++));
+      if (auto cpu = pools.place(0, tid, thread_cpus(tid))) set_one_cpu(tid, *cpu);
       if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC) != 0) {
         if (errno == ESRCH) known.erase(tid);
         else unfollowed.insert(tid), listed.insert(tid);
@@ -211,6 +252,7 @@ long now_us() {
         ++it;
       } else {
         known.erase(*it);
+        pools.forget(*it);
         it = unfollowed.erase(it);
       }
     }
@@ -232,24 +274,37 @@ long now_us() {
     if (!WIFSTOPPED(status)) {  // exited or killed
       known.erase(tid);
       processes.erase(tid);
+      held.erase(tid);
+      pools.forget(tid);
       continue;
     }
     int sig = WSTOPSIG(status);
     int event = status >> 16;
     if (event == PTRACE_EVENT_CLONE) {
       unsigned long child = 0;
-      if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0) first_seen(static_cast<pid_t>(child));
+      if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0) {
+        auto c = static_cast<pid_t>(child);
+        first_seen(tid, c);
+        if (auto h = held.find(c); h != held.end()) {
+          resume(c, h->second);
+          held.erase(h);
+        }
+      }
       ptrace(PTRACE_CONT, tid, 0, 0);
     } else if (event == PTRACE_EVENT_STOP) {
-      if (!known.count(tid)) first_seen(tid);  // a new thread's own first stop
+      if (!known.count(tid)) {  // a new thread's own first stop, before its creator's event
+        if (is_thread_of(command, tid)) {
+          held.emplace(tid, sig);
+          continue;
+        }
+        first_seen(0, tid);
+      }
       if (processes.count(tid)) {
         processes.erase(tid);
         known.erase(tid);
         ptrace(PTRACE_DETACH, tid, 0, 0);
-      } else if (is_stop_signal(sig)) {
-        ptrace(PTRACE_LISTEN, tid, 0, 0);  // a group stop: CONT would end it
       } else {
-        ptrace(PTRACE_CONT, tid, 0, 0);
+        resume(tid, sig);
       }
     } else if (event == PTRACE_EVENT_EXEC) {
       if (!first_exec) warn_traced_exec(tid, warn_fd);
@@ -261,6 +316,8 @@ long now_us() {
       if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && static_cast<pid_t>(former) != tid) {
         known.erase(static_cast<pid_t>(former));
         unfollowed.erase(static_cast<pid_t>(former));
+        held.erase(static_cast<pid_t>(former));
+        pools.forget(static_cast<pid_t>(former));
         set_cpus(tid, selection);
       }
       ptrace(PTRACE_CONT, tid, 0, 0);

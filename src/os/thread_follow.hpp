@@ -13,8 +13,9 @@
 // PTRACE_SEIZE (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC, not EXITKILL: the
 // command goes on if G dies) and tells P through a pipe; P execs only after
 // that. A new thread stops twice, at its own first stop and at its creator's
-// PTRACE_EVENT_CLONE, in either order: G places it at the first and
-// remembers it. Signals are passed on untouched (group stops with
+// PTRACE_EVENT_CLONE, in either order: G places it at its creator's event,
+// where the creator is known (spread_pools.hpp: a command that bound itself
+// keeps its CPUs), and holds one whose own stop came first until then. Signals are passed on untouched (group stops with
 // PTRACE_LISTEN). A clone that makes a new process is detached.
 // A thread other than the main one that execs becomes the main thread: at
 // PTRACE_EVENT_EXEC G gives it the command's CPU list back and forgets its

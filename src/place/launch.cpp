@@ -173,6 +173,16 @@ int place_and_exec(LaunchOs& os, const Placement& placement, const LaunchRequest
     const char* call = "ptrace";
     if (int fe = os.exec.follow_threads(placement.sequence, request.spread, call)) {
       bool refused = std::strcmp(call, "ptrace") == 0;
+      // A process has one tracer: strace, gdb or an outer --spread already
+      // follows affix (the kernel says EPERM, as for a policy's refusal).
+      if (refused && fe == EPERM)
+        if (auto t = os.exec.tracer())
+          throw Error(ErrorKind::Runtime,
+                      fmt::format("cannot follow the command's threads for --spread: ptrace: {}: affix is "
+                                  "already traced by process {} ({})",
+                                  errno_text(fe), t->pid, t->comm.empty() ? "?" : printable(t->comm)),
+                      "a process has one tracer at a time (strace, gdb, an outer 'affix --spread'): run "
+                      "--spread outside it, or leave out --spread; the command was not started");
       throw Error(ErrorKind::Runtime,
                   fmt::format("cannot follow the command's threads for --spread: {}: {}", call,
                               errno_text(fe)),

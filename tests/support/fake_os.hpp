@@ -135,6 +135,7 @@ public:
   int pidfd_error = 0;       // e.g. ENOSYS: pidfd_open returns -pidfd_error
   bool cap_sys_nice = false; // has_cap_sys_nice
   int follow_error = 0;      // follow_threads' answer (EPERM: ptrace refused)
+  std::optional<Tracer> traced_by;  // tracer()'s answer (strace, an outer --spread)
   int exec_error = 0;        // 0: the "exec" succeeded and returns 0
   int find_error = 0;        // find_command's answer (not recorded in calls)
   // traced_exec_loss's answer: the file, what a traced exec of it drops (not recorded in calls)
@@ -428,6 +429,8 @@ public:
     call = "ptrace";
     return follow_error;
   }
+
+  std::optional<Tracer> tracer() override { return traced_by; }
 
   void set_env(const std::string& name, const std::string& value) override {
     calls.emplace_back("set_env");
