@@ -61,7 +61,7 @@ check_eq "rank 1: pin --check's lines" "$pid1: 1 thread within CPUs 4-7
   $pid1: memory policy bind:1, as asked (bind:1)
   $pid1: its environment names gpu1 (0000:81:00.0): ROCR_VISIBLE_DEVICES=1 CUDA_VISIBLE_DEVICES=0" "$OUT"
 check_run "rank 0's check of rank 1's process" 1 rank 0 2 affix pin --check --slice rank --gpu closest all $pid1
-check_eq "what disagrees" "$pid1: 1 thread, 1 not within CPUs 0-3
+check_eq "what disagrees" "$pid1: 1 thread, 1 not within CPUs 0-3, memory policy not bind:0
   $pid1 (sleep): cpus 4-7, not within 0-3
   $pid1: memory policy bind:1, not bind:0
   $pid1: ROCR_VISIBLE_DEVICES=1 names gpu1 (0000:81:00.0), not gpu0 (0000:41:00.0)" "$OUT"
