@@ -55,7 +55,12 @@ check_eq "on 4-7, in its cpuset" "$(printf 'Cpus_allowed_list:\t4-7\n1:cpuset:/a
 check_eq "removed after it" "$(sed -n '$p' files.before)" "$(ls $v1 | tail -n 1)"
 kill $early; wait $early 2>/dev/null
 umount $v1
+check_true "the v1 cpuset unmounted" sh -c "! grep -q ' $v1 ' /proc/mounts"
+# cpuset goes back to cgroup v2 when the kernel frees the v1 hierarchy. On
+# Debian's 6.1.0-57 that is not within 30 s even after a bare mount, mkdir,
+# rmdir and umount with no affix at all (tried with tests/vm/try), so the
+# scenarios after this one in the boot may find cpuset on no v2 cgroup
+# (topo accepts either, saying which). Wait a little, assert nothing.
 i=0
-until grep -qw cpuset /sys/fs/cgroup/cgroup.controllers; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.1; done
-check_true "cpuset back in cgroup v2" grep -qw cpuset /sys/fs/cgroup/cgroup.controllers
+until grep -qw cpuset /sys/fs/cgroup/cgroup.controllers; do i=$((i + 1)); [ $i -gt 20 ] && break; sleep 0.1; done
 finish
