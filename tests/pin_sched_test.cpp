@@ -8,6 +8,7 @@
 
 #include "error.hpp"
 #include "fake_os.hpp"
+#include "fake_pin_world.hpp"
 #include "fixtures.hpp"
 #include "pin.hpp"
 #include "pin_check.hpp"
@@ -16,6 +17,9 @@
 using namespace affix;
 using affix::test::FakeOs;
 using affix::test::set_of;
+using affix::test::add_process;
+using affix::test::k_no_proc;
+using affix::test::to;
 
 namespace {
 
@@ -30,22 +34,6 @@ SchedAttr attr(SchedPolicy policy, int nice = 0, unsigned priority = 0) {
   return a;
 }
 
-const SysRoot k_no_proc("/nonexistent-affix-root");
-
-void add_process(FakeOs& os, pid_t pid, std::vector<pid_t> tids, const char* list) {
-  os.threads[pid] = tids;
-  for (pid_t tid : tids) {
-    os.affinity[tid] = set_of(list);
-    os.start_times[tid] = 100;
-  }
-  os.start_times[pid] = 100;
-  os.parents[pid] = 1;
-}
-
-PinResolver to(const char* list) {
-  PinPlace place{set_of(list), {}};
-  return [place](const PinRequest&) { return place; };
-}
 
 SchedRequest batch_nice(int nice) {
   SchedRequest r;

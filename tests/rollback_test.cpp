@@ -9,32 +9,20 @@
 
 #include "error.hpp"
 #include "fake_os.hpp"
+#include "fake_pin_world.hpp"
 #include "fixtures.hpp"
 #include "pin.hpp"
 
 using namespace affix;
 using affix::test::FakeOs;
 using affix::test::set_of;
+using affix::test::add_process;
+using affix::test::k_no_proc;
+using affix::test::to;
 
 namespace {
 
 constexpr uint64_t k_ms = 1000000;
-const SysRoot k_no_proc("/nonexistent-affix-root");
-
-void add_process(FakeOs& os, pid_t pid, std::vector<pid_t> tids, const char* list) {
-  os.threads[pid] = tids;
-  for (pid_t tid : tids) {
-    os.affinity[tid] = set_of(list);
-    os.start_times[tid] = 100;
-  }
-  os.start_times[pid] = 100;
-  os.parents[pid] = 1;
-}
-
-PinResolver to(const char* list) {
-  PinPlace place{set_of(list), {}};
-  return [place](const PinRequest&) { return place; };
-}
 
 // The error pin_threads throws, with its hint after " | ".
 std::string failure(FakeOs& os, const std::vector<PinRequest>& requests, const PinResolver& resolve,

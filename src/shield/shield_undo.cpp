@@ -80,17 +80,27 @@ void hand_irq_over(ShieldOs& os, const Op& op, Op& theirs, const std::vector<Shi
   if (os.irqs.set_affinity(static_cast<unsigned>(*irq), target) == 0) theirs.value = format_cpulist(target);
 }
 
+// What a removal weighs: the other shields standing (their records) and
+// the directories this one made.
+struct RemovalContext {
+  std::vector<ShieldRecord> others;
+  std::vector<std::string> made;
+};
+RemovalContext removal_context(ShieldOs& os, const ShieldRecord& record) {
+  RemovalContext c;
+  std::vector<std::string> bad;
+  for (auto& r : read_records(os.files, bad))
+    if (r.name != record.name) c.others.push_back(std::move(r));
+  for (const auto& op : record.ops)
+    if (op.kind == OpKind::Mkdir) c.made.push_back(op.path);
+  return c;
+}
+
 }  // namespace
 
 Removal remove_shield(ShieldOs& os, const ShieldRecord& record) {
   Removal out;
-  std::vector<std::string> bad;
-  std::vector<ShieldRecord> others;
-  for (auto& r : read_records(os.files, bad))
-    if (r.name != record.name) others.push_back(std::move(r));
-  std::vector<std::string> made;
-  for (const auto& op : record.ops)
-    if (op.kind == OpKind::Mkdir) made.push_back(op.path);
+  auto [others, made] = removal_context(os, record);
   std::vector<Op> kept;
   std::vector<std::pair<ShieldRecord*, Op>> handed;
   std::vector<const ShieldRecord*> irq_heirs;  // whose IRQ changes now start from this shield's
@@ -154,13 +164,8 @@ Removal remove_shield(ShieldOs& os, const ShieldRecord& record) {
 }
 
 std::vector<std::string> removal_plan(ShieldOs& os, const ShieldRecord& record) {
-  std::vector<std::string> out, bad;
-  std::vector<ShieldRecord> others;
-  for (auto& r : read_records(os.files, bad))
-    if (r.name != record.name) others.push_back(std::move(r));
-  std::vector<std::string> made;
-  for (const auto& op : record.ops)
-    if (op.kind == OpKind::Mkdir) made.push_back(op.path);
+  std::vector<std::string> out;
+  auto [others, made] = removal_context(os, record);
   for (auto it = record.ops.rbegin(); it != record.ops.rend(); ++it) {
     const Op& op = *it;
     const std::string what = describe_step(ShieldStep{ShieldStepKind::Change, op});
