@@ -235,7 +235,7 @@ std::string format_cpu_text(const CpuView& v) {
   if (v.processes == 0) {
     out += fmt::format("\nThreads: none read: {} holds no process\n", printable(v.proc));
   } else {
-    out += fmt::format("\nPinned threads: CPU lists narrower than the online CPUs ({})\n", list_or_none(v.online));
+    out += fmt::format("\nPinned threads (CPU lists narrower than the online CPUs, {})\n", list_or_none(v.online));
     if (v.pinned.empty()) {
       out += "  none\n";
     } else {
@@ -246,7 +246,7 @@ std::string format_cpu_text(const CpuView& v) {
                         names_of(g)});
       out += table(rows, "  ");
     }
-    out += "\nKernel threads bound there: the kernel does not let them move (PF_NO_SETAFFINITY)\n";
+    out += "\nKernel threads bound there (PF_NO_SETAFFINITY: they cannot be moved)\n";
     if (v.bound.empty()) {
       out += "  none\n";
     } else {
@@ -258,7 +258,7 @@ std::string format_cpu_text(const CpuView& v) {
     }
     // The unpinned ones counted: those of the processes that ran there
     // first (most first), the others in one line.
-    out += "\nUnpinned threads (they may run on every online CPU), per process that ran there:\n";
+    out += "\nUnpinned threads (any online CPU), counted per process that ran there\n";
     std::vector<const UnpinnedCount*> ran;
     unsigned idle_processes = 0, idle_threads = 0;
     for (const auto& u : v.unpinned) {
@@ -287,7 +287,7 @@ std::string format_cpu_text(const CpuView& v) {
       out += fmt::format("  and {} of {} that did not run there last\n", plural(idle_threads, "thread"),
                          plural(idle_processes, "process", "processes"));
   }
-  out += "\nIRQs delivered there (effective affinity; the CPU list where the kernel gives none):\n";
+  out += "\nIRQs delivered there (effective affinity, else the CPU list)\n";
   if (!v.irqs) {
     out += fmt::format("  unknown: {}/irq cannot be read\n", printable(v.proc));
   } else if (v.irqs->empty()) {
