@@ -5,8 +5,11 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "corpus.hpp"
 #include "cpu_view.hpp"
+#include "near.hpp"
 #include "temp_root.hpp"
+#include "topology.hpp"
 
 using namespace affix;
 using affix::test::TempRoot;
@@ -227,4 +230,47 @@ TEST_CASE("show --cpu on a root without processes or /proc/irq says so", "[show_
         R"("pinned": [], "bound": [], "unpinned": [], "unpinned_kernel": {"threads": 0, "ran": 0, "ran_tids": []}, )"
         R"("irqs": null})"
         "\n");
+}
+
+TEST_CASE("show --cpu socket:1 on a captured machine with CPUs offline, processes added: WHERE resolved on its "
+          "online CPUs, a list with offline CPUs not pinned", "[show_cpu]") {
+  // 16 CPUs in 4 sockets, CPUs 2,5,13,14 offline; socket:1 is CPUs 1,5,9,13.
+  TempRoot root(affix::test::corpus_root("16em64t-4s2c2t-offlines"));
+  add_thread(root, 10, 10, "migration/9", "9", 9, k_kernel_bound);
+  add_thread(root, 11, 11, "migration/3", "3", 3, k_kernel_bound);
+  add_thread(root, 500, 500, "db", "0-15", 9);     // every CPU, offline ones too: unpinned
+  add_thread(root, 500, 501, "db-io", "1,9", 1);   // socket:1's online CPUs: pinned
+  add_thread(root, 600, 600, "batch", "0-7", 4);   // the first half: pinned, may run on 1
+  add_thread(root, 700, 700, "web", "3-4", 3);     // not on socket 1
+  irq(root, 40, "0-15", "9");
+  SysRoot sys(root.path());
+  Topology topo = read_topology(sys);
+  PlacementRequest request;
+  request.where = "socket:1";
+  Placement p = resolve_on_machine(sys, request, topo, [](const std::string&) { return std::optional<std::string>(); });
+  CHECK(format_cpulist(p.cpus) == "1,9");
+  LinuxIrqOs irqs(sys);
+  CpuView v = read_cpu_view(sys, irqs, p.cpus, topo.online);
+  CHECK(format_cpu_text(v) ==
+        "CPUs 1,9 (online 0-1,3-4,6-12,15)\n"
+        "CPU  PINNED  BOUND  MAY RUN  RAN  IRQS\n"
+        "1    2       0      3        1    0\n"
+        "9    1       1      3        2    1\n"
+        "\n"
+        "Pinned threads (CPU lists narrower than the online CPUs, 0-1,3-4,6-12,15)\n"
+        "  PID  PROCESS  CPUS  THREADS  TIDS  RAN  LAST CPUS  NAMES\n"
+        "  500  db       1,9   1        501   1    1          db-io\n"
+        "  600  batch    0-7   1        600   0    4          batch\n"
+        "\n"
+        "Kernel threads bound there (PF_NO_SETAFFINITY: they cannot be moved)\n"
+        "  CPUS  THREADS  TIDS  RAN  LAST CPUS  NAMES\n"
+        "  9     1        10    1    9          migration/9\n"
+        "\n"
+        "Unpinned threads (any online CPU), counted per process that ran there\n"
+        "  PID  PROCESS  THREADS  RAN\n"
+        "  500  db       1        1\n"
+        "\n"
+        "IRQs delivered there (effective affinity, else the CPU list)\n"
+        "  IRQ  EFFECTIVE  CPUS  COUNTS  NAME\n"
+        "  40   9          0-15  none    -\n");
 }
