@@ -8,12 +8,12 @@
 _affix_commands="run pin show topo explain watch shield"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off "
+_affix_value_opts=" -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp"
 _affix_run_opts="$_affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help"
 _affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help"
 _affix_pin_opts="$_affix_shape_opts --weights --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help"
-_affix_show_opts="--json --tree --pinned --irq --shield --root -h --help"
+_affix_show_opts="--json --tree --pinned --cpu --irq --shield --root -h --help"
 _affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose -h --help"
 _affix_topo_opts="--json --root -h --help"
 _affix_watch_opts="-i --interval -c --count --threads --json -h --help"
@@ -307,7 +307,7 @@ _affix_value()
             COMPREPLY=($(compgen -W "auto ${cands[*]}" -- "$cur"))
             compopt -o nospace 2>/dev/null
             ;;
-        --exclude) _affix_where "$cur" "$root" ;;
+        --exclude|--cpu) _affix_where "$cur" "$root" ;;
         --root)
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -d -- "$cur"))

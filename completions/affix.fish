@@ -6,12 +6,12 @@
 # shield --off, and the wrapped command after WHERE (run, shield).
 
 set -g __affix_commands run pin show topo explain watch shield
-set -g __affix_value_opts -n --count --order --exclude --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off
+set -g __affix_value_opts -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help
 set -g __affix_opts_pin $__affix_shape_opts --weights --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
-set -g __affix_opts_show --json --tree --pinned --irq --shield --root -h --help
+set -g __affix_opts_show --json --tree --pinned --cpu --irq --shield --root -h --help
 set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --verbose -h --help
 set -g __affix_opts_topo --json --root -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json -h --help
@@ -420,6 +420,7 @@ complete -c affix -n '__affix_for show explain' -l shield -d 'shields: show them
 # show
 complete -c affix -n '__affix_for show' -l tree -d 'each process and all its descendants'
 complete -c affix -n '__affix_for show' -l pinned -d 'every pinned process'
+complete -c affix -n '__affix_for show' -l cpu -x -a '(__affix_where)' -d 'who may run and who ran on these CPUs'
 complete -c affix -n '__affix_for show' -l irq -d 'interrupts: CPU lists, devices, counts'
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'

@@ -343,6 +343,10 @@ TEST_CASE("topo, show, watch: values land where they belong") {
   CHECK(r.root == std::optional<std::string>("--json"));
   CHECK_FALSE(r.json);
   CHECK(parse(CommandKind::Show, {"--pinned"}).pinned);
+  // show --cpu LIST: the WHERE as written (cmd_show resolves it), attached or not.
+  CHECK(parse(CommandKind::Show, {"--cpu", "socket:1"}).cpu == std::optional<std::string>("socket:1"));
+  CHECK(parse(CommandKind::Show, {"--json", "--cpu=0-3"}).cpu == std::optional<std::string>("0-3"));
+  CHECK_FALSE(parse(CommandKind::Show, {"--json"}).cpu);
   // Values are watch's to check, once every word is read (watch_cli.sh).
   CHECK(parse(CommandKind::Watch, {"-i", "x"}).interval == std::optional<std::string>("x"));
   CHECK(parse(CommandKind::Watch, {"--interval=fast", "1"}).interval == std::optional<std::string>("fast"));
@@ -350,7 +354,7 @@ TEST_CASE("topo, show, watch: values land where they belong") {
 
 TEST_CASE("topo, show, watch: the usage line is the hint") {
   CHECK(hint_of(CommandKind::Show, {"--bogus"}) ==
-        "usage: affix show [--json] [--tree] [--pinned | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'");
+        "usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'");
   CHECK(hint_of(CommandKind::Topo, {"--bogus"}) == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
   CHECK(hint_of(CommandKind::Watch, {"-x"}) ==
         "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]; see 'affix watch --help'");
@@ -408,7 +412,7 @@ TEST_CASE("topo, show, watch: --help stops the checking where it stands") {
   CHECK(topo_error({"extra", "--help"}) == "unexpected argument 'extra' for 'topo'");
   // The help texts name every option.
   for (const char* o : {"--json", "--root DIR"}) CHECK(command_help(CommandKind::Topo).find(o) != std::string::npos);
-  for (const char* o : {"--json", "--pinned", "--root DIR", "PID"})
+  for (const char* o : {"--json", "--pinned", "--cpu LIST", "--root DIR", "PID"})
     CHECK(command_help(CommandKind::Show).find(o) != std::string::npos);
   for (const char* o : {"-i,--interval SECONDS", "-c,--count N", "--threads", "--json", "PID"})
     CHECK(command_help(CommandKind::Watch).find(o) != std::string::npos);

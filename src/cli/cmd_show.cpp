@@ -1,5 +1,5 @@
 // affix show [--json] [--tree] [PID...] | affix show --pinned [--json] |
-// affix show --shield [--json]
+// affix show --shield [--json] | affix show --cpu LIST [--json]
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,10 +10,14 @@
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
+#include "cpu_view.hpp"
 #include "id_args.hpp"
+#include "irq.hpp"
+#include "near.hpp"
 #include "os.hpp"
 #include "process_view.hpp"
 #include "show_output.hpp"
+#include "text.hpp"
 #include "topology.hpp"
 
 namespace affix {
@@ -26,6 +30,7 @@ struct ShowOptions {
   bool pinned = false;
   bool irq = false;
   bool shield = false;
+  std::optional<std::string> cpu;  // --cpu LIST
   std::string root = "/";
   std::vector<std::string> pids;
 };
@@ -50,6 +55,11 @@ std::optional<ShowOptions> parse_show(const Args& args) {
   if (cl.shield && (cl.tree || cl.pinned || cl.irq || !cl.rest.empty()))
     throw Error(ErrorKind::Usage, "--shield lists the shields; it takes no PID and does not go with --tree, --pinned or --irq",
                 "'affix show --shield' shows every shield and what still runs on its CPUs");
+  if (cl.cpu && (cl.tree || cl.pinned || cl.irq || cl.shield || !cl.rest.empty()))
+    throw Error(ErrorKind::Usage,
+                "--cpu shows what may run on CPUs; it takes no PID and does not go with --tree, --pinned, --irq or --shield",
+                fmt::format("'affix show --cpu {}' lists the threads and IRQs of those CPUs; 'affix show PID' one process",
+                            printable(*cl.cpu)));
   // Without a PID show is affix itself, which has no children: a tree of
   // one. What a user means is not that, and every process of the machine
   // is too much to print unasked.
@@ -57,7 +67,24 @@ std::optional<ShowOptions> parse_show(const Args& args) {
     throw Error(ErrorKind::Usage, "--tree needs a PID: the process whose tree to show",
                 "'affix show --tree 1' shows every process under PID 1");
   }
-  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.irq, cl.shield, cl.root.value_or("/"), std::move(cl.rest)};
+  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.irq, cl.shield, cl.cpu, cl.root.value_or("/"), std::move(cl.rest)};
+}
+
+// show --cpu LIST: LIST is a WHERE (a CPU list, socket:1, node:0, ...) of
+// the root's online CPUs, as shield takes it; what may run there and what
+// ran there is read, nothing is changed.
+int show_cpus(const ShowOptions& o) {
+  SysRoot root(o.root);
+  Topology topo = read_topology(root);
+  PlacementRequest request;
+  request.where = *o.cpu;
+  Placement p = resolve_on_machine(root, request, topo, process_env());
+  for (const auto& w : p.warnings) print_warning(w);
+  LinuxIrqOs irqs(root);
+  CpuView view = read_cpu_view(root, irqs, p.cpus, topo.online);
+  std::string out = o.json ? format_cpu_json(view) : format_cpu_text(view);
+  std::fputs(out.c_str(), stdout);
+  return k_exit_ok;
 }
 
 }  // namespace
@@ -68,6 +95,7 @@ int command_show(const Args& args) {
   const ShowOptions& o = *parsed;
   if (o.irq) return command_show_irq(o.json, o.root, o.pids);  // interrupts (cmd_irq.cpp)
   if (o.shield) return command_show_shield(o.json, o.root);     // shields (cmd_shield.cpp)
+  if (o.cpu) return show_cpus(o);                                // one set of CPUs (cpu_view.hpp)
   std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
   refuse_thread_ids(root, pids);

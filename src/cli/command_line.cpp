@@ -181,6 +181,7 @@ constexpr OptionSpec k_name{"name", 0, Value::NonEmpty, [](CommandLine& cl, cons
 constexpr OptionSpec k_off{"off", 0, Value::NonEmpty, [](CommandLine& cl, const Given& g) { cl.off = *g.value; }};
 // show
 constexpr OptionSpec k_pinned{"pinned", 0, Value::None, [](CommandLine& cl, const Given&) { cl.pinned = true; }};
+constexpr OptionSpec k_cpu{"cpu", 0, Value::NonEmpty, [](CommandLine& cl, const Given& g) { cl.cpu = *g.value; }};
 // watch
 constexpr OptionSpec k_interval{"interval", 'i', Value::NonEmpty,
                                 [](CommandLine& cl, const Given& g) { cl.interval = *g.value; }};
@@ -203,7 +204,7 @@ constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,  &k_count,
                                                &k_spread,  &k_tid,     &k_migrate, &k_tree,        &k_check,  &k_json,
                                                &k_irq};
 constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
-constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_irq, &k_shield, &k_root};
+constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_cpu, &k_irq, &k_shield, &k_root};
 constexpr const OptionSpec* k_shield_options[] = {&k_help,   &k_isolated, &k_irqs,    &k_shield_mem,
                                                   &k_name,   &k_off,      &k_dry_run, &k_verbose};
 constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
@@ -215,7 +216,7 @@ constexpr Grammar k_grammars[] = {
      k_explain_options, Words::Where, true},
     {CommandKind::Pin, "pin", "usage: affix pin [OPTIONS] WHERE PID...", k_pin_options, Words::WhereIds, true},
     {CommandKind::Topo, "topo", "usage: affix topo [--json] [--root DIR]", k_topo_options, Words::None, false},
-    {CommandKind::Show, "show", "usage: affix show [--json] [--tree] [--pinned | --irq] [--root DIR] [PID... | DEVICE...]", k_show_options,
+    {CommandKind::Show, "show", "usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]", k_show_options,
      Words::Ids, false},
     {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]",
      k_watch_options, Words::Ids, false},

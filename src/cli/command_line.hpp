@@ -75,6 +75,7 @@ struct CommandLine {
   bool irq = false;            // --irq
   // show
   bool pinned = false;         // --pinned
+  std::optional<std::string> cpu;  // --cpu LIST: a WHERE, as written (cmd_show.cpp resolves it)
   // show (the shields and what runs on their CPUs), explain (with --as
   // systemd: the AllowedCPUs= lines that fence WHERE off)
   bool shield = false;         // --shield

@@ -89,7 +89,7 @@ expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
-expect_exact "affix show --" --json --tree --pinned --irq --shield --root --help
+expect_exact "affix show --" --json --tree --pinned --cpu --irq --shield --root --help
 expect_exact "affix pin 0 --s" --spread --slice --sched-slice
 expect_exact "affix explain --r" --ranks --root
 expect_exact "affix topo -" --json --root -h --help
@@ -144,6 +144,8 @@ expect_exact "affix explain --root $corpora/16em64t-4s2c2t core:" all $(seq 0 7)
 expect_exact "affix explain --root $corpora/16em64t-4s2c2t socket:0+so" 0+socket:
 expect_exact "affix socket:0.c" 0.core: 0.cpu:
 expect_exact "affix pin --exclude cpu:" all $(seq 0 $(($(getconf _NPROCESSORS_ONLN) - 1)))
+# show --cpu takes a WHERE, the machine's units.
+expect_exact "affix show --root $corpora/16em64t-4s2c2t --cpu socket:" all 0 1 2 3
 # 5. PIDs for pin, show and watch.
 sleep 300 &
 sleeper=$!

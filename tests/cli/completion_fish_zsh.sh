@@ -33,7 +33,7 @@ check "fish --order values" "$(fish_complete 'affix explain 0 --order ')" "compa
 check "fish --as values" "$(fish_complete 'affix explain 0 --as ')" "docker nginx numactl systemd taskset "
 check "fish --mem values" "$(fish_complete 'affix --mem ')" "bind interleave local preferred weighted "
 check "fish --policy values" "$(fish_complete 'affix pin --policy ')" "batch deadline:2ms/10ms/10ms fifo:50 idle other rr:50 "
-check "fish show options" "$(fish_complete 'affix show --')" "--help --irq --json --pinned --root --shield --tree "
+check "fish show options" "$(fish_complete 'affix show --')" "--cpu --help --irq --json --pinned --root --shield --tree "
 check "fish shield options" "$(fish_complete 'affix shield --')" "--dry-run --help --irqs --isolated --mem --name --off --verbose "
 check "fish shield: the command after WHERE" "$(fish_complete 'affix shield 0 lscp')" "lscpu "
 check "fish pin options" "$(fish_complete 'affix pin 0 --s')" "--sched-slice --slice --spread "
@@ -44,6 +44,9 @@ check "fish sockets of a 4-socket machine" \
 check "fish sparse node numbers via --root" \
     "$(fish_complete "affix explain --root $corpora/48amd64-4pa2n6c-sparse node:")" \
     "node:0 node:1 node:2 node:33 node:34 node:45 node:72 node:73 node:all "
+check "fish show --cpu: a WHERE" \
+    "$(AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t fish_complete 'affix show --cpu socket:')" \
+    "socket:0 socket:1 socket:2 socket:3 socket:all "
 check "fish cores of a socket" \
     "$(AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t fish_complete 'affix socket:1.core:')" \
     "socket:1.core:0 socket:1.core:1 socket:1.core:all "

@@ -26,7 +26,7 @@ check() {  # check LINE WANT...
 ncpu=$(getconf _NPROCESSORS_ONLN)
 check "affix " run pin show topo explain watch shield all self socket: node: die: llc: core: cpu: kind:
 check "affix ex" explain
-check "affix show --" --json --tree --pinned --irq --shield --root --help
+check "affix show --" --json --tree --pinned --cpu --irq --shield --root --help
 check "affix shield --" --isolated --irqs --mem --name --off --dry-run --verbose --help
 check "affix shield 0 lscp" lscpu
 check "affix pin 0 --s" --sched-slice --slice --spread
@@ -42,6 +42,8 @@ AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t check "affix socket:" \
     socket:all socket:0 socket:1 socket:2 socket:3
 AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t check "affix socket:1.core:" \
     socket:1.core:all socket:1.core:0 socket:1.core:1
+AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t check "affix show --cpu socket:" \
+    socket:all socket:0 socket:1 socket:2 socket:3
 check "affix 0 lscp" lscpu
 check "affix socket:0 -- tasks" taskset
 got=$(zsh_complete "affix run -n 1 all ls --colo")

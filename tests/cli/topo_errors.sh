@@ -29,7 +29,7 @@ expect 0 "affix: warning: $roots/bad-meminfo/sys/devices/system/node/node0/memin
 # (one tokenizer reads every command), with the usage as the hint,
 # or the nearest option where one is close.
 topo_usage="affix: hint: usage: affix topo [--json] [--root DIR]; see 'affix topo --help'"
-show_usage="affix: hint: usage: affix show [--json] [--tree] [--pinned | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'"
+show_usage="affix: hint: usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'"
 expect 2 "affix: error: unknown option '--bogus' for 'topo'
 $topo_usage" -- topo --bogus
 expect 2 "affix: error: unknown option '--bogus' for 'show'
