@@ -353,7 +353,7 @@ TEST_CASE("topo, show, watch: the usage line is the hint") {
         "usage: affix show [--json] [--tree] [--pinned | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'");
   CHECK(hint_of(CommandKind::Topo, {"--bogus"}) == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
   CHECK(hint_of(CommandKind::Watch, {"-x"}) ==
-        "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]; see 'affix watch --help'");
+        "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND [ARG...]]; see 'affix watch --help'");
 }
 
 TEST_CASE("topo, show, watch: every mistake in the same words") {

@@ -25,6 +25,7 @@ ProcessReport process(pid_t pid, const std::string& comm, uint64_t socket, uint6
   p.comm = comm;
   p.threads = 1;
   p.cpus_ran = CpuSet::range(0, 1);
+  p.ran_nodes.set(0);
   p.activity.migrations[Crossing::Socket] = socket;
   p.activity.migrations[Crossing::Node] = node;
   p.activity.migrations[Crossing::Core] = core;

@@ -44,6 +44,7 @@ AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t check "affix socket:1.core:" \
     socket:1.core:all socket:1.core:0 socket:1.core:1
 check "affix 0 lscp" lscpu
 check "affix socket:0 -- tasks" taskset
+check "affix watch -- tasks" taskset
 got=$(zsh_complete "affix run -n 1 all ls --colo")
 [[ " $got " == *" --color "* && " $got " != *" --count "* ]] ||
     { echo "FAIL: zsh wrapped command's options: [$got]"; fail=1; }
