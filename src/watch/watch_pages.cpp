@@ -43,7 +43,7 @@ CpuSet nodes_of(const CpuSet& cpus, const Topology& topo) {
 std::optional<double> ProcessReport::remote_share() const {
   if (!remote_pages || !anon_pages || ran_nodes.count() != 1) return std::nullopt;
   uint64_t total = 0;
-  for (const auto& [node, pages] : *anon_pages) total += pages;
+  for (const auto& [node, count] : *anon_pages) total += count;
   if (total == 0) return std::nullopt;
   return 100.0 * static_cast<double>(*remote_pages) / static_cast<double>(total);
 }

@@ -63,8 +63,9 @@ std::string cells(const Activity& a, double seconds, double last) {
 
 const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW WAIT";
 
-// What share of its anonymous pages is remote, and of what: ", 0.6% of
-// anon off node 0, where it ran". Where its threads ran on several nodes
+// What share of its anonymous pages is remote, and of what: after "anon
+// 0:216 1:5" and "ran on socket:0", ", 2.3% off node 0" (the one node its
+// threads ran on). Where its threads ran on several nodes
 // the share is not defined (which pages a thread reaches across depends on
 // the thread's node, and numa_maps does not say whose pages are whose):
 // ", ran on nodes 0-1: remote share not defined", with the share off all
@@ -76,15 +77,15 @@ std::string remote_text(const ProcessReport& p) {
   if (total == 0) return "";
   double off = 100.0 * static_cast<double>(*p.remote_pages) / static_cast<double>(total);
   std::string nodes = format_cpulist(p.ran_nodes);
-  if (p.ran_nodes.count() == 1) return fmt::format(", {:.1f}% of anon off node {}, where it ran", off, nodes);
+  if (p.ran_nodes.count() == 1) return fmt::format(", {:.1f}% off node {}", off, nodes);
   if (*p.remote_pages == 0) return fmt::format(", ran on nodes {}: remote share not defined", nodes);
-  return fmt::format(", ran on nodes {}: {:.1f}% of anon off them, remote share of the rest not defined", nodes, off);
+  return fmt::format(", ran on nodes {}: {:.1f}% off them all, remote share of the rest not defined", nodes, off);
 }
 
 // " (3 unread)": threads there whose files could not be read at all.
 std::string unread_text(size_t unread) { return unread ? fmt::format(" ({} unread)", unread) : ""; }
 
-// "anon 0:216 1:5, 2.3% of anon off node 0, where it ran; file 0:10 1:1072": its own memory, then the
+// "anon 0:216 1:5, 2.3% off node 0; file 0:10 1:1072": its own memory, then the
 // page cache of the files it maps (not counted as remote).
 std::string pages_text(const ProcessReport& p) {
   if (!p.pages || !p.anon_pages || !p.file_pages) return "pages unknown";
