@@ -229,7 +229,14 @@ int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& to
     sleep_until(events, wake);  // a signal for the command is passed on; SIGCHLD wakes it
     if (os.try_wait(pid)) break;
     tracker.find_descendants();
-    if (reports && monotonic_ns() >= next_report) {
+    if (!o.periodic && !events) {
+      // Sampled, no interval printed: a sample at each look, unprinted, so
+      // that what a process used is counted up to a tenth of a second
+      // before its end (the summary adds them up).
+      now = static_cast<double>(monotonic_ns() - start) / 1e9;
+      tracker.sample(now, now - last);
+      last = now;
+    } else if (reports && monotonic_ns() >= next_report) {
       now = static_cast<double>(monotonic_ns() - start) / 1e9;
       IntervalReport report = tracker.sample(now, now - last);
       last = now;
