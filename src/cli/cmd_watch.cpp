@@ -249,8 +249,8 @@ int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& to
   tracker.find_descendants();
   now = static_cast<double>(monotonic_ns() - start) / 1e9;
   tracker.sample(now, now - last);
+  os.stop_passing_signals();  // before the wait, which passes them on itself and puts back what it found
   int status = os.wait_passing_signals(pid);
-  os.stop_passing_signals();
   WatchSummary summary = tracker.summary(now);
   summary.command = WatchSummary::Command{pid, status};
   emit(o.json ? watch_json_summary(summary) : watch_text_summary(header, summary, levels), stderr);

@@ -8,7 +8,8 @@
 tmp=$(mktemp -d "$AFFIX_BUILD_DIR/watch_command.XXXXXX")  # not /tmp: in one run here a /tmp/tmp.* directory vanished mid-test
 helper="$AFFIX_BUILD_DIR/watch_family"
 bg=""
-trap '[[ -n $bg ]] && kill $bg 2>/dev/null; rm -rf "$tmp"' EXIT
+# The shell's own exit only (a background job killed before its exec would run it too).
+trap '[[ $BASHPID == $$ ]] || exit; [[ -n $bg ]] && kill $bg 2>/dev/null; rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
 
 # What the summary (the last JSON line) says of PID: "cpu_ms threads", or "absent".
@@ -85,6 +86,7 @@ check "SIGTERM: summary" "the command (PID *) ended with exit status 143" "$(tai
 # follows its end. (A background job starts with SIGINT ignored: the
 # command takes it back to its default.)
 for sig in INT TERM; do
+  rm -f "$tmp/up"  # the last one's "up" is no sign that this one is up
   "$AFFIX" watch -- "$py" -c 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); print("up", flush=True); time.sleep(30)' >"$tmp/up" 2>"$tmp/err" &
   watcher=$!
   for _ in $(seq 200); do [[ -s $tmp/up ]] && break; sleep 0.05; done
