@@ -16,7 +16,7 @@ _affix_pin_opts="$_affix_shape_opts --weights --spread --tid --tree -v --verbose
 _affix_show_opts="--json --tree --pinned --cpu --irq --shield --root -h --help"
 _affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose -h --help"
 _affix_topo_opts="--json --root -h --help"
-_affix_watch_opts="-i --interval -c --count --threads --json -h --help"
+_affix_watch_opts="-i --interval -c --count --threads --json --tree -h --help"
 _affix_global_opts="-h --help -V --version"
 
 # Prints the numbers of the GPUs under root $1 (gpuN: the PCI functions of
@@ -367,6 +367,7 @@ _affix()
         w=${words[k]}
         if ((endopts == 0)) && [[ $w == -- ]]; then
             endopts=1
+            [[ $cmd == watch ]] && where=$k  # watch -- COMMAND: the command follows
         elif ((endopts == 0)) && [[ $cmd == shield && $w == --mem ]]; then
             :  # shield's --mem takes its nodes attached (--mem=NODES) or none
         elif ((endopts == 0)) && [[ $_affix_value_opts == *" $w "* ]]; then
@@ -384,10 +385,17 @@ _affix()
         elif [[ $cmd == run || $cmd == shield ]]; then
             cmdidx=$k
             break
+        elif [[ $cmd == watch ]] && ((where >= 0)); then
+            break
         fi
     done
 
-    # After WHERE in the run form (and shield's): the wrapped command and its arguments.
+    # After WHERE in the run form (and shield's), after watch's "--": the
+    # wrapped command and its arguments.
+    if [[ $cmd == watch ]] && ((where >= 0)); then
+        cmdidx=$((where + 1))
+        ((cmdidx > cword)) && cmdidx=$cword
+    fi
     if [[ $cmd == run || $cmd == shield ]] && ((cmdidx < 0 && where >= 0)) &&
         [[ $endopts == 1 || $cur != -* ]]; then
         cmdidx=$cword

@@ -14,7 +14,7 @@ set -g __affix_opts_pin $__affix_shape_opts --weights --spread --tid --tree -v -
 set -g __affix_opts_show --json --tree --pinned --cpu --irq --shield --root -h --help
 set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --verbose -h --help
 set -g __affix_opts_topo --json --root -h --help
-set -g __affix_opts_watch -i --interval -c --count --threads --json -h --help
+set -g __affix_opts_watch -i --interval -c --count --threads --json --tree -h --help
 
 # Prints the state of the command line before the cursor, one word each line:
 # the command (run for the bare form), then what comes next: "first" (the
@@ -59,7 +59,7 @@ function __affix_state
             string match -q -- '--root=*' $w; and set root (string replace -- --root= '' $w)
         else if contains -- $cmd run pin explain shield; and test $where = 0
             set where $i
-        else if contains -- $cmd run shield
+        else if contains -- $cmd run shield; or test $cmd = watch -a $endopts = 1
             printf '%s\n' $cmd wrapped $tokens[$i..-1] "$cur"
             return
         end
@@ -71,6 +71,8 @@ function __affix_state
     else if contains -- $cmd run shield; and begin
             test $endopts = 1; or not string match -q -- '-*' $cur
         end
+        set next wrapped
+    else if test $cmd = watch -a $endopts = 1
         set next wrapped
     else if test $cmd = pin -a $tid = 1
         set next tids
@@ -431,3 +433,4 @@ complete -c affix -n '__affix_for watch' -s i -l interval -x -a '0.5 1 2 5 10' -
 complete -c affix -n '__affix_for watch' -s c -l count -x -d 'stop after N intervals'
 complete -c affix -n '__affix_for watch' -l threads -d 'one row per thread'
 complete -c affix -n '__affix_for watch' -l json -d 'JSON Lines'
+complete -c affix -n '__affix_for watch' -l tree -d 'the descendants too'

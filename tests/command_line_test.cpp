@@ -334,7 +334,13 @@ TEST_CASE("topo, show, watch: values land where they belong") {
   CHECK(w.interval == std::optional<std::string>("0.5"));
   CHECK(w.intervals == std::optional<std::string>("3"));
   CHECK(w.threads);
-  CHECK(w.rest == Args{"1", "-2"});
+  CHECK(w.rest == Args{"1"});  // after "--": a command (watch refuses it with a PID)
+  CHECK(w.command_given);
+  CHECK(w.command == Args{"-2"});
+  auto c = parse(CommandKind::Watch, {"-i", "2", "--", "make", "-j8", "--threads"});
+  CHECK(c.rest.empty());
+  CHECK(c.command == Args{"make", "-j8", "--threads"});
+  CHECK_FALSE(c.threads);
   auto t = parse(CommandKind::Watch, {"-i0.25", "--count", "--json"});
   CHECK(t.interval == std::optional<std::string>("0.25"));
   CHECK(t.intervals == std::optional<std::string>("--json"));  // a value option takes the next word, whatever it is
@@ -357,7 +363,7 @@ TEST_CASE("topo, show, watch: the usage line is the hint") {
         "usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'");
   CHECK(hint_of(CommandKind::Topo, {"--bogus"}) == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
   CHECK(hint_of(CommandKind::Watch, {"-x"}) ==
-        "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]; see 'affix watch --help'");
+        "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND [ARG...]]; see 'affix watch --help'");
 }
 
 TEST_CASE("topo, show, watch: every mistake in the same words") {

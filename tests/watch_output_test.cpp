@@ -25,6 +25,7 @@ ProcessReport process(pid_t pid, const std::string& comm, uint64_t socket, uint6
   p.comm = comm;
   p.threads = 1;
   p.cpus_ran = CpuSet::range(0, 1);
+  p.ran_nodes.set(0);
   p.activity.migrations[Crossing::Socket] = socket;
   p.activity.migrations[Crossing::Node] = node;
   p.activity.migrations[Crossing::Core] = core;
@@ -179,14 +180,14 @@ TEST_CASE("watch text: rows by cross-socket, then cross-node, then total; rates 
   std::string text = watch_text(h, r, levels());
   CHECK(text.rfind("affix watch: 2 sockets, 2 nodes, 4 CPUs; every 2 s; at 0.0 s\nexact\n4 processes, 4 threads; per second:\n"
                    "    PID COMM             MIG SOCK NODE  LLC CORE  SMT VCSW ICSW WAIT CPU%\n", 0) == 0);
-  auto at = [&](const std::string& name) { return text.find(" " + name + " "); };
+  auto at = [&](const std::string& name) { return text.find(" " + name + "  "); };  // in its 15 columns
   CHECK(at("socket+") < at("socket"));
   CHECK(at("socket") < at("node"));
   CHECK(at("node") < at("many"));
   // 50 moves in 2 s: 25 per second; 1.5 s of wait in 2 s: 750 ms per second; 0.93 s of CPU in 2 s:
   // 46.5%; every line fits in 80 columns
   CHECK(text.find("      1 many              25    0    0    0   25    0  6.0  1.5  750   47\n"
-                  "        1 thread, ran on socket:0; anon 0:1000 1:7, 0.7% remote; file 0:200\n") != std::string::npos);
+                  "        1 thread, ran on socket:0; anon 0:1000 1:7, 0.7% off node 0; file 0:200\n") != std::string::npos);
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);

@@ -40,7 +40,7 @@ constexpr CommandEntry k_commands[] = {
      command_topo},
     {"explain", "  affix explain [OPTIONS] WHERE [--json]            resolve WHERE, change nothing\n",
      command_explain},
-    {"watch", "  affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]\n"
+    {"watch", "  affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND...]\n"
               "                                                    how threads move, where memory is\n",
      command_watch},
     {"shield",

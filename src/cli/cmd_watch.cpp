@@ -1,8 +1,13 @@
-// affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]
+// affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND [ARG...]]
 //
 // Parse, read the topology, open the migration events (or say why the
 // counts are sampled), then sample every interval until -c N intervals,
 // SIGINT or SIGTERM, and print the summary. Changes nothing.
+//
+// With a command: start it held (ChildOs, as shield does), watch it from
+// before its exec, let it exec, follow it and its descendants until it
+// ends, print the summary (on stderr: its stdout is the command's) and
+// exit with its status.
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -24,6 +29,7 @@
 #include "diag.hpp"
 #include "error.hpp"
 #include "id_args.hpp"
+#include "launch_output.hpp"
 #include "os.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
@@ -41,7 +47,10 @@ struct WatchOptions {
   unsigned long count = 0;  // 0: until interrupted
   bool threads = false;
   bool json = false;
+  bool tree = false;
+  bool periodic = false;  // -i or -c given
   std::vector<pid_t> pids;
+  std::vector<std::string> command;
 };
 
 // "0.5", "2", "1.25": seconds from 0.1 to 3600.
@@ -76,7 +85,18 @@ std::optional<WatchOptions> parse_watch(const Args& args) {
       throw Error(ErrorKind::Usage, fmt::format("invalid count '{}': expected a number of intervals from 1 to 1000000000", count));
     o.count = static_cast<unsigned long>(*v);
   }
+  o.tree = cl.tree;
+  o.periodic = cl.interval.has_value() || cl.intervals.has_value();
+  o.command = cl.command;
+  if (cl.command_given && o.command.empty())
+    throw Error(ErrorKind::Usage, "no command given after '--'", "'affix watch -- make -j8' starts make and watches it");
+  if (!o.command.empty() && !cl.rest.empty())
+    throw Error(ErrorKind::Usage, "PIDs and a command cannot be watched together",
+                "give either PIDs to watch, or '-- COMMAND' to start one and watch it");
   o.pids = parse_pid_arguments(cl.rest);
+  if (o.tree && o.pids.empty() && o.command.empty())
+    throw Error(ErrorKind::Usage, "--tree needs the PIDs whose descendants to watch",
+                "'affix watch --tree 1234' watches 1234 and every process below it");
   return o;
 }
 
@@ -160,12 +180,81 @@ void ignore_sigpipe() {
   sigaction(SIGPIPE, &sa, nullptr);
 }
 
-void emit(const std::string& text) {
+void emit(const std::string& text, std::FILE* out = stdout) {
   errno = 0;
-  if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return;
+  if (std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0) return;
   int err = errno ? errno : EIO;
-  std::clearerr(stdout);
-  throw Error(ErrorKind::Runtime, fmt::format("cannot write to standard output: {}", std::strerror(err)));
+  std::clearerr(out);
+  throw Error(ErrorKind::Runtime, fmt::format("cannot write to standard {}: {}", out == stdout ? "output" : "error",
+                                              std::strerror(err)));
+}
+
+// How often the descendants of a tree or command are looked for: each is
+// counted from its creation where it is found alive.
+constexpr uint64_t k_tree_poll_ns = 100000000;
+
+// The command's part: its summary goes to stderr, and affix exits with its
+// status. The command is started held (before its exec), its one thread
+// watched, then let exec.
+int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& topo, const LevelMap& levels,
+                  MigrationEvents* events, const WatchHeader& header) {
+  LinuxOs& os = linux_os();
+  os.hold_signals();  // given back to the command at its exec
+  pid_t pid = os.start_held(o.command);
+  if (pid < 0)
+    throw Error(ErrorKind::Runtime, fmt::format("cannot start the command: fork: {}", std::strerror(-pid)),
+                "the machine is out of processes or memory");
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, nullptr);  // let in while affix sleeps (the child has its own mask)
+  WatchTracker tracker(root, topo, os, events, {pid}, o.threads, true);
+  tracker.start();
+  if (int err = os.release(pid); err != 0) {
+    ExecFailure f = exec_failure(o.command.front(), err);
+    print_error(Error(ErrorKind::Runtime, f.message, f.hint));
+    return f.status;
+  }
+  ignore_sigpipe();  // after the exec: the command keeps its own SIGPIPE
+  os.pass_signals(pid);
+  const uint64_t start = monotonic_ns();
+  const uint64_t step = static_cast<uint64_t>(o.interval * 1e9 + 0.5);
+  double last = 0, now = 0;
+  unsigned long k = 0;
+  for (;;) {
+    bool reports = o.periodic && (o.count == 0 || k < o.count);
+    uint64_t next_report = start + (k + 1) * step;
+    uint64_t wake = monotonic_ns() + k_tree_poll_ns;
+    if (reports) wake = std::min(wake, next_report);
+    sleep_until(events, wake);  // a signal for the command is passed on; SIGCHLD wakes it
+    if (os.try_wait(pid)) break;
+    tracker.find_descendants();
+    if (!o.periodic && !events) {
+      // Sampled, no interval printed: a sample at each look, unprinted, so
+      // that what a process used is counted up to a tenth of a second
+      // before its end (the summary adds them up).
+      now = static_cast<double>(monotonic_ns() - start) / 1e9;
+      tracker.sample(now, now - last);
+      last = now;
+    } else if (reports && monotonic_ns() >= next_report) {
+      now = static_cast<double>(monotonic_ns() - start) / 1e9;
+      IntervalReport report = tracker.sample(now, now - last);
+      last = now;
+      emit(o.json ? watch_json_line(report) : watch_text(header, report, levels) + "\n", stderr);
+      ++k;
+    }
+  }
+  // The command has ended, not yet reaped: its /proc files (its total CPU
+  // time) are still there for the last sample.
+  tracker.find_descendants();
+  now = static_cast<double>(monotonic_ns() - start) / 1e9;
+  tracker.sample(now, now - last);
+  os.stop_passing_signals();  // before the wait, which passes them on itself and puts back what it found
+  int status = os.wait_passing_signals(pid);
+  WatchSummary summary = tracker.summary(now);
+  summary.command = WatchSummary::Command{pid, status};
+  emit(o.json ? watch_json_summary(summary) : watch_text_summary(header, summary, levels), stderr);
+  return status;
 }
 
 }  // namespace
@@ -176,12 +265,13 @@ int command_watch(const Args& args) {
   const WatchOptions& o = *parsed;
   SysRoot root("/");
   refuse_thread_ids(root, o.pids);
+  const bool command = !o.command.empty();
   Topology topo = read_topology(root);
   LevelMap levels(topo);
   raise_open_files();
   std::string why_not;
   std::unique_ptr<MigrationEvents> events =
-      open_migration_events(linux_os(), ring_pages(root, o.pids), why_not);
+      open_migration_events(linux_os(), command ? 16 : ring_pages(root, o.pids), why_not);
   WatchHeader header;
   header.machine = machine_text(topo);
   header.interval = o.interval;
@@ -191,9 +281,11 @@ int command_watch(const Args& args) {
                                      "{}; for exact counts run as root, with CAP_PERFMON, or with "
                                      "kernel.perf_event_paranoid <= 1",
                                      why_not);
+  if (command) return watch_command(o, root, topo, levels, events.get(), header);
   catch_stop_signals();
   ignore_sigpipe();  // watch starts no program: nothing inherits it
-  WatchTracker tracker(root, topo, linux_os(), events.get(), o.pids, o.threads);
+  const uint64_t poll = o.tree ? k_tree_poll_ns : 0;
+  WatchTracker tracker(root, topo, linux_os(), events.get(), o.pids, o.threads, o.tree);
   auto missing = tracker.start();
   const auto& zombies = tracker.zombies();
   auto zombie_text = [](const WatchTracker::Zombie& z) {
@@ -215,7 +307,14 @@ int command_watch(const Args& args) {
   const uint64_t step = static_cast<uint64_t>(o.interval * 1e9 + 0.5);  // interval > 0 (no libm)
   double last = 0, now = 0;
   for (unsigned long k = 0; !g_stop && (o.count == 0 || k < o.count); ++k) {
-    sleep_until(events.get(), start + (k + 1) * step);
+    const uint64_t next = start + (k + 1) * step;
+    // With --tree: its new descendants are looked for meanwhile.
+    while (poll && !g_stop && monotonic_ns() + poll < next) {
+      if (!sleep_until(events.get(), monotonic_ns() + poll)) break;
+      tracker.find_descendants();
+    }
+    if (!g_stop) sleep_until(events.get(), next);
+    tracker.find_descendants();
     now = static_cast<double>(monotonic_ns() - start) / 1e9;
     IntervalReport report = tracker.sample(now, now - last);
     last = now;

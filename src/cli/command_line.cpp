@@ -207,7 +207,8 @@ constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
 constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_cpu, &k_irq, &k_shield, &k_root};
 constexpr const OptionSpec* k_shield_options[] = {&k_help,   &k_isolated, &k_irqs,    &k_shield_mem,
                                                   &k_name,   &k_off,      &k_dry_run, &k_verbose};
-constexpr const OptionSpec* k_watch_options[] = {&k_help, &k_interval, &k_intervals, &k_threads, &k_json};
+constexpr const OptionSpec* k_watch_options[] = {&k_help,    &k_interval, &k_intervals,
+                                                 &k_threads, &k_json,     &k_tree};
 
 constexpr Grammar k_grammars[] = {
     {CommandKind::Run, "run", "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]", k_run_options,
@@ -218,7 +219,7 @@ constexpr Grammar k_grammars[] = {
     {CommandKind::Topo, "topo", "usage: affix topo [--json] [--root DIR]", k_topo_options, Words::None, false},
     {CommandKind::Show, "show", "usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]", k_show_options,
      Words::Ids, false},
-    {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [PID...]",
+    {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND [ARG...]]",
      k_watch_options, Words::Ids, false},
     {CommandKind::Shield, "shield",
      "usage: affix shield WHERE [--isolated] [--irqs] [--mem[=NODES]] [--name NAME] [--dry-run] [-- COMMAND...] "
@@ -480,6 +481,11 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
     const std::string& word = args[i];
     if (!options_done && word == "--") {
       options_done = true;
+      if (kind == CommandKind::Watch) {  // the rest is a command to start and watch
+        cl.command_given = true;
+        cl.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+        break;
+      }
       continue;
     }
     if (!options_done && is_option_word(word)) {

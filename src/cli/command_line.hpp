@@ -68,8 +68,11 @@ struct CommandLine {
   // selection) and one ID, as `chrt -p` takes it: the ID is in `rest`,
   // request.where is empty, and the threads keep their CPU lists.
   bool keep_cpus = false;
-  // pin and show
+  // pin, show and watch
   bool tree = false;           // --tree
+  // watch: the words after "--" (a command to start and watch)
+  std::vector<std::string> command;
+  bool command_given = false;  // "--" was given
   bool check = false;          // --check (with --json: the result as a document)
   // pin and show: the words are IRQs and devices (affix(1), INTERRUPTS)
   bool irq = false;            // --irq

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <map>
+#include <optional>
 
 namespace affix {
 
@@ -151,21 +152,52 @@ void child_abandon(pid_t pid) {
   reap(pid, st);
 }
 
-int child_wait_passing_signals(pid_t pid) {
+namespace {
+
+struct sigaction g_old[sizeof k_passed / sizeof k_passed[0]];
+struct sigaction g_old_chld;
+void on_child(int) {}  // only wakes a sleep that lets SIGCHLD in
+
+}  // namespace
+
+void child_pass_signals(pid_t pid) {
   struct sigaction pass {};
   pass.sa_sigaction = pass_on;
   pass.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&pass.sa_mask);
-  struct sigaction old[sizeof k_passed / sizeof k_passed[0]];
   g_child = pid;
-  for (size_t i = 0; i < sizeof k_passed / sizeof k_passed[0]; ++i) sigaction(k_passed[i], &pass, &old[i]);
+  for (size_t i = 0; i < sizeof k_passed / sizeof k_passed[0]; ++i) sigaction(k_passed[i], &pass, &g_old[i]);
+  struct sigaction chld {};
+  chld.sa_handler = on_child;
+  sigemptyset(&chld.sa_mask);
+  sigaction(SIGCHLD, &chld, &g_old_chld);
+}
+
+void child_stop_passing_signals() {
+  g_child = 0;
+  for (size_t i = 0; i < sizeof k_passed / sizeof k_passed[0]; ++i) sigaction(k_passed[i], &g_old[i], nullptr);
+  sigaction(SIGCHLD, &g_old_chld, nullptr);
+}
+
+std::optional<int> child_try_wait(pid_t pid) {
+  siginfo_t info{};
+  int r;
+  do r = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+  while (r < 0 && errno == EINTR);
+  if (r < 0) return 128;
+  if (info.si_pid == 0) return std::nullopt;
+  if (info.si_code == CLD_EXITED) return info.si_status;
+  return 128 + info.si_status;
+}
+
+int child_wait_passing_signals(pid_t pid) {
+  child_pass_signals(pid);
   sigset_t set = held_set();
   sigprocmask(SIG_UNBLOCK, &set, nullptr);
   int st = 0;
   pid_t r = reap(pid, st);
   sigprocmask(SIG_BLOCK, &set, nullptr);
-  g_child = 0;
-  for (size_t i = 0; i < sizeof k_passed / sizeof k_passed[0]; ++i) sigaction(k_passed[i], &old[i], nullptr);
+  child_stop_passing_signals();
   if (r < 0) return 128;
   return status_of(st);
 }

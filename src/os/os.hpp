@@ -222,6 +222,17 @@ public:
   // status as a shell gives it: the exit status, or 128+N where signal N
   // ended it. The signals are held again when it returns.
   virtual int wait_passing_signals(pid_t pid) = 0;
+  // The same in steps, for a caller that works while the child runs
+  // (affix watch): from pass_signals() to stop_passing_signals() the
+  // signals above, sent by another process, go on to `pid` whenever the
+  // caller lets them in (it keeps them blocked but while it sleeps), and
+  // SIGCHLD, let in the same way, ends such a sleep. try_wait: where the
+  // child has ended, its status as wait_passing_signals gives it, the child
+  // left a zombie (its /proc files still there) until wait_passing_signals
+  // reaps it; nullopt while it runs.
+  virtual void pass_signals(pid_t pid) = 0;
+  virtual void stop_passing_signals() = 0;
+  virtual std::optional<int> try_wait(pid_t pid) = 0;
   // Runs a program to its end (systemctl): its exit status, 128+N for
   // signal N, or -errno where it could not be started (-ENOENT: not
   // installed).

@@ -377,6 +377,9 @@ public:
   int release(pid_t pid) override { return child_release(pid); }
   void abandon(pid_t pid) override { child_abandon(pid); }
   int wait_passing_signals(pid_t pid) override { return child_wait_passing_signals(pid); }
+  void pass_signals(pid_t pid) override { child_pass_signals(pid); }
+  void stop_passing_signals() override { child_stop_passing_signals(); }
+  std::optional<int> try_wait(pid_t pid) override { return child_try_wait(pid); }
   int run_program(const std::vector<std::string>& argv) override { return child_run_program(argv); }
   pid_t own_pid() override { return ::getpid(); }
 

@@ -76,6 +76,9 @@ void process(JsonWriter& j, const ProcessReport& p, bool summary) {
   node_counts_field(j, "anon_pages", p.anon_pages);
   node_counts_field(j, "file_pages", p.file_pages);
   j.field("remote_pages", p.remote_pages);
+  if (p.remote_pages) j.field("ran_on_nodes", format_cpulist(p.ran_nodes));
+  else j.field("ran_on_nodes", std::optional<std::string>());
+  j.field("remote_share", p.remote_share());
   weighted(j, p.weighted);
   j.field("exact", p.exact);
   j.field("exited", p.exited);
@@ -117,6 +120,13 @@ std::string watch_json_summary(const WatchSummary& summary) {
   for (const auto& p : summary.processes) process(j, p, true);
   j.end_array();
   if (summary.unlisted) j.field("unlisted_exited", summary.unlisted);
+  if (summary.command) {
+    j.key("command");
+    j.begin_object();
+    j.field("pid", static_cast<long>(summary.command->pid));
+    j.field("status", static_cast<long>(summary.command->status));
+    j.end_object();
+  }
   j.end_object();
   j.end_object();
   return j.str() + "\n";

@@ -32,6 +32,22 @@ std::optional<uint64_t> remote_pages(const std::optional<NodePages>& pages, cons
   return remote;
 }
 
+CpuSet nodes_of(const CpuSet& cpus, const Topology& topo) {
+  CpuSet nodes;
+  cpus.for_each([&](unsigned cpu) {
+    if (cpu < topo.cpus.size() && topo.cpus[cpu].node >= 0) nodes.set(static_cast<unsigned>(topo.cpus[cpu].node));
+  });
+  return nodes;
+}
+
+std::optional<double> ProcessReport::remote_share() const {
+  if (!remote_pages || !anon_pages || ran_nodes.count() != 1) return std::nullopt;
+  uint64_t total = 0;
+  for (const auto& [node, count] : *anon_pages) total += count;
+  if (total == 0) return std::nullopt;
+  return 100.0 * static_cast<double>(*remote_pages) / static_cast<double>(total);
+}
+
 std::optional<WeightedShare> weighted_share(const NumaUsage& usage, const InterleaveWeights& weights) {
   if (usage.weighted_policy.empty()) return std::nullopt;
   auto nodes = policy_nodes(usage.weighted_policy);

@@ -43,6 +43,9 @@ private:
 std::optional<uint64_t> remote_pages(const std::optional<NodePages>& pages, const CpuSet& cpus_ran,
                                      const Topology& topo);
 
+// The NUMA nodes of `cpus`.
+CpuSet nodes_of(const CpuSet& cpus, const Topology& topo);
+
 // The weighted interleave of a process (NumaUsage::weighted) against the
 // weights the kernel has; nullopt where no mapping is under it (or its
 // nodes cannot be read).

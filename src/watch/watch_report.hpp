@@ -85,6 +85,15 @@ struct ProcessReport {
   std::optional<NodePages> pages;       // numa_maps; nullopt where it cannot be read
   std::optional<NodePages> anon_pages, file_pages;  // the same split (NumaUsage)
   std::optional<uint64_t> remote_pages; // anonymous pages on nodes none of cpus_ran is on
+  // The nodes of the CPUs remote_pages is measured against (those of
+  // cpus_ran). Where they are more than one, which pages are remote depends
+  // on the thread (one on node 0 reaches node 1's across, one on node 1 not)
+  // and numa_maps does not say whose pages are whose: the share of remote
+  // pages is not defined (remote_share).
+  CpuSet ran_nodes;
+  // Percent of the anonymous pages off the one node it ran on; nullopt
+  // where it ran on several nodes, or the pages or CPUs are not known.
+  std::optional<double> remote_share() const;
   std::optional<WeightedShare> weighted;  // nullopt where no mapping is under weighted interleave
   bool exact = false;
   bool exited = false;
@@ -104,6 +113,13 @@ struct WatchSummary {
   bool exact = false;
   std::vector<ProcessReport> processes;  // ascending PID; totals over the run
   size_t unlisted = 0;  // exited processes beyond the 10,000 the summary lists
+  // `affix watch -- COMMAND`: the command's PID and its status as a shell
+  // gives it (the exit status, 128+N for signal N).
+  struct Command {
+    pid_t pid = 0;
+    int status = 0;
+  };
+  std::optional<Command> command;
 };
 
 }  // namespace affix

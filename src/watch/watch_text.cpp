@@ -63,20 +63,29 @@ std::string cells(const Activity& a, double seconds, double last) {
 
 const char* k_titles = "  MIG SOCK NODE  LLC CORE  SMT VCSW ICSW WAIT";
 
-// ", 0.6% remote" (of its anonymous pages, on nodes where it did not run).
+// What share of its anonymous pages is remote, and of what: after "anon
+// 0:216 1:5" and "ran on socket:0", ", 2.3% off node 0" (the one node its
+// threads ran on). Where its threads ran on several nodes
+// the share is not defined (which pages a thread reaches across depends on
+// the thread's node, and numa_maps does not say whose pages are whose):
+// ", ran on nodes 0-1: remote share not defined", with the share off all
+// of them where some are.
 std::string remote_text(const ProcessReport& p) {
-  if (!p.remote_pages || !p.anon_pages) return "";
+  if (!p.remote_pages || !p.anon_pages || p.ran_nodes.empty()) return "";
   uint64_t total = 0;
   for (const auto& [node, pages] : *p.anon_pages) total += pages;
   if (total == 0) return "";
-  return fmt::format(", {:.1f}% remote",
-                     100.0 * static_cast<double>(*p.remote_pages) / static_cast<double>(total));
+  double off = 100.0 * static_cast<double>(*p.remote_pages) / static_cast<double>(total);
+  std::string nodes = format_cpulist(p.ran_nodes);
+  if (p.ran_nodes.count() == 1) return fmt::format(", {:.1f}% off node {}", off, nodes);
+  if (*p.remote_pages == 0) return fmt::format(", ran on nodes {}: remote share not defined", nodes);
+  return fmt::format(", ran on nodes {}: {:.1f}% off them all, remote share of the rest not defined", nodes, off);
 }
 
 // " (3 unread)": threads there whose files could not be read at all.
 std::string unread_text(size_t unread) { return unread ? fmt::format(" ({} unread)", unread) : ""; }
 
-// "anon 0:216 1:5, 2.3% remote; file 0:10 1:1072": its own memory, then the
+// "anon 0:216 1:5, 2.3% off node 0; file 0:10 1:1072": its own memory, then the
 // page cache of the files it maps (not counted as remote).
 std::string pages_text(const ProcessReport& p) {
   if (!p.pages || !p.anon_pages || !p.file_pages) return "pages unknown";
@@ -264,6 +273,8 @@ std::string watch_text_summary(const WatchHeader& header, const WatchSummary& su
     }
   }
   if (summary.unlisted) out += fmt::format("({} more processes exited, not listed)\n", summary.unlisted);
+  if (summary.command)
+    out += fmt::format("the command (PID {}) ended with exit status {}\n", summary.command->pid, summary.command->status);
   return out;
 }
 

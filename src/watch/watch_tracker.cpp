@@ -38,6 +38,9 @@ struct WatchTracker::Process {
   std::optional<uint64_t> cpu_total;
   int64_t unseen = 0;
   double since = 0;  // when it started to be watched
+  // Found between two samples (find_descendants): its first interval, read
+  // then, goes on to this sample.
+  bool found_between = false;
   ProcessPages pages;
 };
 
@@ -115,9 +118,9 @@ bool in_cpu_list(const SysRoot& root, AffinityOs& affinity, pid_t pid, pid_t tid
 }  // namespace
 
 WatchTracker::WatchTracker(const SysRoot& root, const Topology& topo, AffinityOs& affinity,
-                           MigrationEvents* events, std::vector<pid_t> pids, bool thread_list)
+                           MigrationEvents* events, std::vector<pid_t> pids, bool thread_list, bool tree)
   : m_root(root), m_topo(topo), m_levels(topo), m_affinity(affinity), m_events(events),
-    m_named(std::move(pids)), m_thread_list(thread_list || !m_named.empty()) {}
+    m_named(std::move(pids)), m_thread_list(thread_list || !m_named.empty()), m_tree(tree && !m_named.empty()) {}
 
 WatchTracker::~WatchTracker() {
   WatchContext cx{m_root, m_levels, m_events};
@@ -132,15 +135,49 @@ std::vector<pid_t> WatchTracker::start() {
     return missing;
   }
   for (pid_t pid : m_named) {
-    if (m_live.count(pid) || add_process(pid, false, 0)) continue;
+    if (m_live.count(pid) || add_process(pid, false, 0, false)) continue;
     auto st = stat_of(m_root, pid);
     if (st && is_zombie(*st)) m_zombies.push_back(Zombie{pid, st->ppid});
     else missing.push_back(pid);
   }
+  if (m_tree) add_descendants(false, 0);
   return missing;
 }
 
-bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
+void WatchTracker::find_descendants() {
+  if (m_tree) add_descendants(true, m_time);
+}
+
+// Breadth first from every process watched: each one's children (its
+// threads' children files), or, where those cannot be trusted
+// (read_children), the processes whose parent it is, from one reading of
+// every process's stat.
+void WatchTracker::add_descendants(bool since_creation, double time) {
+  std::vector<pid_t> queue;
+  for (const auto& [pid, p] : m_live)
+    if (!p->exited) queue.push_back(pid);
+  std::optional<std::multimap<pid_t, pid_t>> by_parent;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    pid_t pid = queue[i];
+    auto children = read_children(m_root, pid);
+    if (!children) {
+      if (!m_root.exists(proc_dir(pid))) continue;  // gone: its children went to another parent
+      if (!by_parent) {
+        by_parent.emplace();
+        for (pid_t other : list_pids(m_root))
+          if (auto st = stat_of(m_root, other)) by_parent->emplace(st->ppid, other);
+      }
+      children.emplace();
+      auto [from, to] = by_parent->equal_range(pid);
+      for (auto it = from; it != to; ++it) children->push_back(it->second);
+    }
+    for (pid_t child : *children)
+      if (!m_live.count(child) && add_process(child, since_creation, time, since_creation))
+        queue.push_back(child);
+  }
+}
+
+bool WatchTracker::add_process(pid_t pid, bool since_creation, double time, bool between) {
   auto st = stat_of(m_root, pid);
   if (!st) return false;
   auto tids = read_tasks(m_root, pid);
@@ -152,6 +189,7 @@ bool WatchTracker::add_process(pid_t pid, bool since_creation, double time) {
   p->kernel_thread = (st->flags & k_pf_kthread) != 0;
   p->zombie_leader = is_zombie(*st);
   p->since = time;
+  p->found_between = between;
   p->total.pid = pid;
   p->total.exact = m_events != nullptr;
   WatchContext cx{m_root, m_levels, m_events};
@@ -286,11 +324,13 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
     // A main thread that became a zombie is done: what its event still holds.
     bool done = gone || (p.zombie_leader && tid == p.pid);
     ThreadInterval ti = first != p.first.end() ? first->second : t.update(cx, p.pid, p.seen, done);
+    if (first != p.first.end() && p.found_between) merge(ti, t.update(cx, p.pid, p.seen, done));
     if (!ti.exited) ++alive;
     got.emplace_back(tid, std::move(ti));
   }
   const size_t known = got.size();
   p.first.clear();
+  p.found_between = false;
   // The thread list changed where the kernel's count differs from the
   // threads known alive (each of which answered above); it counts a zombie
   // main thread.
@@ -367,6 +407,7 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
     if (!usage->weighted_policy.empty()) r.weighted = weighted_share(*usage, weights_now());
   }
   r.remote_pages = remote_pages(r.anon_pages, r.cpus_ran, m_topo);
+  r.ran_nodes = nodes_of(r.cpus_ran, m_topo);
   ProcessReport& t = p.total;
   t.comm = r.comm;
   t.activity += r.activity;
@@ -377,7 +418,10 @@ void WatchTracker::finish_report(Process& p, ProcessReport& r) {
     t.anon_pages = r.anon_pages;
     t.file_pages = r.file_pages;
   }
-  if (r.remote_pages) t.remote_pages = r.remote_pages;
+  if (r.remote_pages) {  // the last reading, against the nodes it ran on then
+    t.remote_pages = r.remote_pages;
+    t.ran_nodes = r.ran_nodes;
+  }
   if (r.weighted) t.weighted = r.weighted;
   t.exact = t.exact && r.exact;
   t.exited = r.exited;

@@ -32,8 +32,10 @@ public:
   // `pids` empty: every process on the machine. `events` nullptr: sampled.
   // `thread_list`: report every thread (named PIDs always do). `affinity`
   // reads a thread's CPU list under the default root.
+  // `tree`: the named processes and their descendants, those that appear
+  // during the watch included (found by find_descendants).
   WatchTracker(const SysRoot& root, const Topology& topo, AffinityOs& affinity, MigrationEvents* events,
-               std::vector<pid_t> pids, bool thread_list);
+               std::vector<pid_t> pids, bool thread_list, bool tree = false);
   ~WatchTracker();
   WatchTracker(const WatchTracker&) = delete;
   WatchTracker& operator=(const WatchTracker&) = delete;
@@ -42,6 +44,11 @@ public:
   // opens the events. Returns the named PIDs that do not exist (zombies
   // apart: zombies()).
   std::vector<pid_t> start();
+  // With `tree`: adds the descendants of the processes watched that are
+  // not watched yet, each counted from its creation (it is reported at the
+  // next sample, with what it did since it was created). A process that
+  // starts and ends between two calls is not seen.
+  void find_descendants();
   // What happened since the last sample (or start).
   IntervalReport sample(double time, double interval);
   // Totals over the run, for every process reported at least once (of
@@ -61,7 +68,8 @@ public:
 private:
   struct Process;
   void scan_machine(double time);
-  bool add_process(pid_t pid, bool since_creation, double time);
+  void add_descendants(bool since_creation, double time);
+  bool add_process(pid_t pid, bool since_creation, double time, bool between = false);
   void update_process(Process& p, ProcessReport& report);
   void add_threads(Process& p, const std::vector<pid_t>& tids, ProcessReport& report);
   void finish_report(Process& p, ProcessReport& report);
@@ -76,6 +84,7 @@ private:
   MigrationEvents* m_events;
   std::vector<pid_t> m_named;
   bool m_thread_list;
+  bool m_tree;
   double m_time = 0;
   std::map<pid_t, std::unique_ptr<Process>> m_live;   // watched now
   std::vector<std::unique_ptr<Process>> m_ended;      // exited and reported, kept for the summary

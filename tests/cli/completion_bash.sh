@@ -93,7 +93,7 @@ expect_exact "affix show --" --json --tree --pinned --cpu --irq --shield --root 
 expect_exact "affix pin 0 --s" --spread --slice --sched-slice
 expect_exact "affix explain --r" --ranks --root
 expect_exact "affix topo -" --json --root -h --help
-expect_exact "affix watch -" -i --interval -c --count --threads --json -h --help
+expect_exact "affix watch -" -i --interval -c --count --threads --json --tree -h --help
 expect_exact "affix shield --" --isolated --irqs --mem --name --off --dry-run --verbose --help
 expect_exact "affix sh" show shield
 # shield's --mem takes its nodes attached: the next word is still WHERE.
@@ -163,6 +163,10 @@ expect_has "affix 0 tasks" taskset
 expect_has "affix socket:0 --no-smt -- lscp" lscpu
 expect_has "affix run -n 1 all ls --colo" --color=
 expect_lacks "affix 0 ls --colo" --count --order
+# watch -- COMMAND: the command, then its own arguments.
+expect_has "affix watch -- lscp" lscpu
+expect_has "affix watch -i 2 -- tasks" taskset
+expect_lacks "affix watch -- ls --colo" --threads --count
 # Options after WHERE are still affix's until the command starts.
 expect_exact "affix 0 --dry" --dry-run
 

@@ -65,6 +65,7 @@ got=$(fish_complete "affix show $sleeper")
 [[ " $got " == *" $sleeper "* ]] || { echo "FAIL: fish show PID: [$got] lacks $sleeper"; fail=1; }
 kill "$sleeper"; wait "$sleeper" 2>/dev/null
 check "fish wrapped command" "$(fish_complete 'affix socket:0 -- lscp')" "lscpu "
+check "fish watch's command" "$(fish_complete 'affix watch -- lscp')" "lscpu "
 got=$(fish_complete 'affix 0 ls --colo')
 [[ " $got " == *" --color "* && " $got " != *" --count "* ]] ||
     { echo "FAIL: fish wrapped command's options: [$got]"; fail=1; }

@@ -46,6 +46,7 @@ AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t check "affix show --cpu socket:" \
     socket:all socket:0 socket:1 socket:2 socket:3
 check "affix 0 lscp" lscpu
 check "affix socket:0 -- tasks" taskset
+check "affix watch -- tasks" taskset
 got=$(zsh_complete "affix run -n 1 all ls --colo")
 [[ " $got " == *" --color "* && " $got " != *" --count "* ]] ||
     { echo "FAIL: zsh wrapped command's options: [$got]"; fail=1; }

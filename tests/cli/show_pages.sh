@@ -46,7 +46,7 @@ run_affix watch -c 1 -i 0.1 "$PID"
 # The detail line is at most 80 columns: with more digits in the counts
 # (the page cache the machine has) the pages go on a line of their own.
 ran="        1 thread, ran on CPU 0 in socket:0;"
-pages="anon 0:$A, 0.0% remote; file 0:$F"
+pages="anon 0:$A, 0.0% off node 0; file 0:$F"
 if (( ${#ran} + 1 + ${#pages} <= 80 )); then want="$ran $pages"; else want="$ran"$'\n'"        $pages"; fi
 check "watch: both, remote on its own pages" "$want" \
   "$(grep -A 1 -m 1 '^        1 thread' <<<"$OUT" | head -n "$(( $(wc -l <<<"$want") ))")"

@@ -76,7 +76,7 @@ check "JSON: three lines, each a JSON object" "3" "$(jq -c 'objects' <<<"$OUT" |
 check "JSON: the name, its bad byte replaced" "$(printf '\e[31m\xef\xbf\xbdevil\n')" \
   "$(head -n 1 <<<"$OUT" | jq -j '.processes[0].comm')"
 check "JSON: the documented fields" \
-  "anon_pages came_and_went_cpu_ms comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid remote_pages switches thread_list threads threads_unread wait_ms wait_partial weighted" \
+  "anon_pages came_and_went_cpu_ms comm cpu_ms cpus_ran exact exited file_pages memory_pages migrations pid ran_on_nodes remote_pages remote_share switches thread_list threads threads_unread wait_ms wait_partial weighted" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0] | keys | join(" ")')"
 check "JSON: a thread's fields" "comm cpu cpu_ms exact exited migrations switches tid wait_ms wait_partial" \
   "$(head -n 1 <<<"$OUT" | jq -r '.processes[0].thread_list[0] | keys | join(" ")')"

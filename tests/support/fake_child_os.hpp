@@ -47,6 +47,12 @@ public:
     calls.push_back("wait");
     return exit_status;
   }
+  void pass_signals(pid_t) override { calls.push_back("pass"); }
+  void stop_passing_signals() override { calls.push_back("stop passing"); }
+  std::optional<int> try_wait(pid_t) override {
+    calls.push_back("try wait");
+    return exit_status;
+  }
   int run_program(const std::vector<std::string>& argv) override {
     programs.push_back(argv);
     if (on_program)

@@ -21,6 +21,15 @@ example() {  # example COMMAND...: run it, print it with its output
 }
 
 example affix watch -i 2 -c 1 "$pid"
+# 10 computing threads on 8 CPUs run on both nodes: no remote share (a page
+# on node 1 is remote to a thread on node 0, local to one on node 1), and
+# the text says so instead of "0.0% remote".
+check_eq "before: the remote share not defined in text" "no" \
+  "$(grep -q '% remote' ex.out && echo yes || echo no)"
+check_true "before: the text says why" grep -q 'ran on nodes 0-1: remote share not defined' ex.out
+OUT=$(affix watch --json -i 1 -c 1 "$pid" | tail -n 1)
+check_eq "before: ran on nodes 0-1" "0-1" "$(json '.summary.processes[0].ran_on_nodes')"
+check_eq "before: remote_share null" "null" "$(json '.summary.processes[0].remote_share')"
 # Whether the scheduler moves a thread across sockets within 5 s is its
 # own choice (one CI run saw 577 moves in 2 s, none across sockets), so the
 # check of watch's socket counter does not wait for it: one worker thread
@@ -56,5 +65,7 @@ for r in $(echo "$ran" | tr ',' ' '); do
   in_list "${r%-*}" "$(socket_cpus 0)" && in_list "${r#*-}" "$(socket_cpus 0)" || inside=no
 done
 check_eq "after: the threads ran on socket 0 only ($ran)" "yes" "$inside"
+check_eq "after: ran on node 0" "0" "$(json '.summary.processes[0].ran_on_nodes')"
+check_true "after: a remote share, of anon pages off node 0" [ "$(json '.summary.processes[0].remote_share')" != null ]
 kill -KILL "$wp"
 finish
