@@ -25,7 +25,8 @@ import time
 
 import pyte
 
-ROWS, COLS = 30, 100
+# TOP_SCREEN_SIZE=ROWSxCOLS: another size (the man page's picture is 22x80).
+ROWS, COLS = (int(v) for v in os.environ.get("TOP_SCREEN_SIZE", "30x100").split("x"))
 ALT_SCREEN = 1049 << 5  # pyte keeps private modes shifted by 5
 failed = False
 

@@ -21,4 +21,14 @@ taskset -c 1 sh -c 'while :; do :; done' &
 spin=$!
 /usr/bin/python3 "$here/top_screen.py" "$AFFIX" live "$spin" "${TOP_SCREEN_CAPTURE:-}" || fail=1
 /usr/bin/python3 "$here/top_screen.py" "$AFFIX" nocolor || fail=1
+
+# The man page's picture of the screen is the README's (one capture of a
+# real run: TOP_SCREEN_SIZE=22x80 TOP_SCREEN_CAPTURE=FILE this script).
+src=${AFFIX_SOURCE_DIR:-$here/../..}
+man_pic=$(sed -n '/^\.\\" top-screen:begin/,/^\.\\" top-screen:end/p' "$src/man/affix.1" | sed '1d;$d' |
+  sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/^\\&//')
+readme_pic=$(sed -n '/^<!-- top-screen:begin -->/,/^<!-- top-screen:end -->/p' "$src/README.md" | sed '1,2d;$d' | sed '$d')
+check "the man page's picture is the README's" "$readme_pic" "$man_pic"
+check_match "the picture has CPU 1's row with the busy loop" "*
+ CPU 1 *  16880/16880 sh *" "$man_pic"
 exit $fail
