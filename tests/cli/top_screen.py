@@ -11,6 +11,10 @@
       NO_COLOR=1 `affix top -i 0.3 -n 3`: the screen has no colour, and it
       ends by itself after 3 frames, exit 0, the terminal restored.
 
+  top_screen.py AFFIX signals
+      SIGTERM, SIGHUP, SIGINT to a running screen: affix ends of the
+      signal, the terminal restored first.
+
 Prints "ok: ..." / "FAIL: ..." lines; exits 1 on a failure.
 """
 
@@ -18,6 +22,7 @@ import fcntl
 import os
 import pty
 import select
+import signal
 import struct
 import sys
 import termios
@@ -168,10 +173,35 @@ def nocolor(affix):
     check("-n 3 leaves the alternate screen", ALT_SCREEN not in screen.mode)
 
 
+def signalled(affix, sig):
+    name = signal.Signals(sig).name
+    screen = pyte.Screen(COLS, ROWS)
+    stream = pyte.Stream(screen)
+    pid, fd = spawn([affix, "top", "-i", "0.3"], env_for({}))
+    end = time.monotonic() + 10
+    while time.monotonic() < end and row(screen, "CPU 1") is None:
+        if not pump(fd, stream, 0.2):
+            break
+    drawn = row(screen, "CPU 1") is not None and ALT_SCREEN in screen.mode
+    os.kill(pid, sig)
+    status = wait_exit(pid, fd, stream, 5)
+    if status is None:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    check("%s: the screen was drawn before it" % name, drawn)
+    check("%s: affix ends of the signal" % name,
+          status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == sig, "status %r" % (status,))
+    check("%s: the alternate screen left" % name, ALT_SCREEN not in screen.mode)
+    check("%s: the cursor shown again" % name, not screen.cursor.hidden)
+
+
 def main():
     affix, mode = sys.argv[1], sys.argv[2]
     if mode == "live":
         live(affix, int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
+    elif mode == "signals":
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signalled(affix, sig)
     else:
         nocolor(affix)
     sys.exit(1 if failed else 0)

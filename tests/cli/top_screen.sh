@@ -2,7 +2,8 @@
 # affix top's live screen, read through a pseudo-terminal by a terminal
 # emulator (pyte, top_screen.py): the CPU rows, a busy loop pinned on CPU 1
 # under CPU 1 with its TID, colours and none with NO_COLOR=1, -n N, and `q`
-# leaving the terminal as it was (alternate screen left, cursor shown).
+# leaving the terminal as it was (alternate screen left, cursor shown), as
+# SIGTERM, SIGHUP and SIGINT do before affix ends of them.
 # (run_top_screen's refusal off a terminal: tests/top_screen_test.cpp.)
 . "$(dirname "$0")/check_lib.bash"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +22,7 @@ taskset -c 1 sh -c 'while :; do :; done' &
 spin=$!
 /usr/bin/python3 "$here/top_screen.py" "$AFFIX" live "$spin" "${TOP_SCREEN_CAPTURE:-}" || fail=1
 /usr/bin/python3 "$here/top_screen.py" "$AFFIX" nocolor || fail=1
+/usr/bin/python3 "$here/top_screen.py" "$AFFIX" signals || fail=1
 
 # The man page's picture of the screen is the README's (one capture of a
 # real run: TOP_SCREEN_SIZE=22x80 TOP_SCREEN_CAPTURE=FILE this script).
