@@ -201,6 +201,9 @@ TEST_CASE("top layout: the process pane sorts by the key chosen and filters by n
   f.processes.push_back(process(30, "nginx", 5.0, 4, 10, 0.25));
   f.processes.push_back(process(10, "postgres", 50.0, 2, 2, std::nullopt));
   f.processes.push_back(process(20, "nginx-worker", 20.0, 9, 100, 0.75));
+  f.processes.back().pages = NodePages{{0, 216}, {1, 5}, {2, 0}};
+  f.processes.back().allowed = CpuSet::range(0, 1);
+  f.processes.back().allowed.set(3), f.processes.back().allowed.set(5), f.processes.back().allowed.set(7), f.processes.back().allowed.set(9), f.processes.back().allowed.set(11);
   auto pids = [&](const TopView& v) {
     std::vector<pid_t> out;
     for (const TopProcess* p : top_sorted_processes(f, v)) out.push_back(p->pid);
@@ -227,8 +230,9 @@ TEST_CASE("top layout: the process pane sorts by the key chosen and filters by n
 
   auto lines = top_layout(f, v, 80, 24);
   INFO(screen_text(lines));
-  CHECK(line_with(lines, "     20 nginx-worker").find(" 20.0    9     50  75.0%  -  0-1") != std::string::npos);
+  CHECK(line_with(lines, "     20 nginx-worker").find(" 20.0    9     50  75.0%  -  0-1,3,5,7,+ 0:216 1:5") != std::string::npos);
   CHECK(text(lines[0]).find("sort PID") != std::string::npos);
+  CHECK(line_with(lines, "     10 postgres").find("  0-1         -") != std::string::npos);
 
   // / then a name, Enter: the filter stays; keys go to it while typed.
   TopView f2;

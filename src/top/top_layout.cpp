@@ -336,7 +336,7 @@ TopLine process_header(TopSort sort, size_t width) {
     bool sorted = cols[i].key == sort && i != 1;
     b.add(cols[i].text, sorted ? TopStyle::Title : TopStyle::Header);
   }
-  b.add(" PIN ALLOWED", TopStyle::Header);
+  b.add(" PIN ALLOWED     PAGES", TopStyle::Header);
   b.add(std::string(b.left(), ' '), TopStyle::Header);
   return b.take();
 }
@@ -349,7 +349,13 @@ TopLine process_line(const TopFrame& frame, const TopProcess& p, size_t width) {
   b.add(fmt::format(" {:>6}", compact_rate(migrations_per_s(frame, p))));
   b.add(p.remote_share ? fmt::format(" {:5.1f}%", *p.remote_share * 100) : std::string("      -"));
   b.add(p.pinned ? " yes " : "  -  ", p.pinned ? TopStyle::Mark : TopStyle::Plain);
-  b.add(p.allowed.empty() ? "-" : format_cpulist(p.allowed), TopStyle::Dim);
+  // The CPU list in 11 columns (cut with '+'), then the anonymous pages
+  // per node.
+  std::string allowed = p.allowed.empty() ? "-" : format_cpulist(p.allowed);
+  if (allowed.size() > 11) allowed = allowed.substr(0, 10) + "+";
+  allowed.resize(11, ' ');
+  b.add(allowed, TopStyle::Dim);
+  b.add(" " + (p.pages ? format_node_counts(*p.pages, true) : std::string("-")));
   return b.take();
 }
 
