@@ -441,7 +441,9 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
     if (level == TopLevel::Cpu)
       b.add("  CPU rows");
     else
-      b.add(fmt::format("  collapsed to {} {}", units.size(), top_level_plural(level)), TopStyle::Warning);
+      b.add(fmt::format("  collapsed to {} {}", units.size(),
+                        units.size() == 1 ? top_level_name(level) : top_level_plural(level)),
+            TopStyle::Warning);
     b.add(fmt::format("  every {:.1f} s", frame.interval));
     b.add(fmt::format("  sort {}", top_sort_name(view.sort)));
     if (!view.filter.empty()) b.add("  filter '" + printable(view.filter) + "'");

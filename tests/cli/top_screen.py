@@ -135,6 +135,35 @@ def live(affix, spin_pid, capture):
     if capture:
         with open(capture, "w") as f:
             f.write("\n".join(lines(screen)).rstrip("\n") + "\n")
+
+    # Keys, through ncurses: each changes the title line.
+    def after(keys, want, seconds=3):
+        os.write(fd, keys)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            pump(fd, stream, 0.1)
+            if want in screen.display[0]:
+                return True
+        return False
+
+    check("s sorts by migrations", after(b"s", "sort MIGR/s"), screen.display[0])
+    check("< sorts back by CPU%", after(b"<", "sort CPU%"), screen.display[0])
+    check("- (4 times) collapses the CPU rows to the node", after(b"----", "collapsed to 1 node "), screen.display[0])
+    check("+ (4 times) expands them again", after(b"++++", "CPU rows"), screen.display[0])
+    check("/ filters by name", after(b"/sh\r", "filter 'sh'"), screen.display[0])
+    procs = [l for l in lines(screen)[4:] if l[:8].strip().isdigit()]
+    check("the filter leaves the processes whose name has 'sh'",
+          procs and all("sh" in l[8:25] for l in procs), "\n".join(lines(screen)))
+    check("space freezes", after(b" ", "FROZEN"), screen.display[0])
+    check("z thaws", after(b"z", "CPU rows") and "FROZEN" not in screen.display[0], screen.display[0])
+    # A bigger terminal: the screen is laid out again to its size (SIGWINCH).
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS + 10, COLS + 20, 0, 0))
+    screen.resize(ROWS + 10, COLS + 20)
+    end = time.monotonic() + 3
+    while time.monotonic() < end and not screen.display[ROWS + 9].startswith("h keys"):
+        pump(fd, stream, 0.1)
+    check("a resized terminal gets a screen of its size", screen.display[ROWS + 9].startswith("h keys"),
+          "\n".join(lines(screen)))
     os.write(fd, b"q")
     status = wait_exit(pid, fd, stream, 5)
     if status is None:
