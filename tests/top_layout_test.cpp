@@ -180,6 +180,8 @@ TEST_CASE("top layout: marks, offline CPUs, the first frame with no busy figures
   CHECK(line_with(lines, " CPU 3 ").find("    -  [") != std::string::npos);
   CHECK(line_with(lines, " CPU 3 ").find("      - irq/s") != std::string::npos);
   CHECK(text(lines[0]).find("4 CPUs (3 online)") != std::string::npos);
+  f.interval = 0;  // the first frame of a live view
+  CHECK(text(top_layout(f, TopView{}, 100, 24)[0]).find("  first sample  sort CPU%") != std::string::npos);
 }
 
 TEST_CASE("top layout: a comm is escaped, never sent to the terminal as it is", "[top_layout]") {

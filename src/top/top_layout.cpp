@@ -435,6 +435,7 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
       if (c.busy) busy += *c.busy, ++with_busy;
     }
     b.add("affix top", TopStyle::Title);
+    if (view.frozen) b.add("  FROZEN", TopStyle::Warning);  // first: the title may be cut
     b.add(fmt::format("  {} CPUs", frame.cpus.size()));
     if (online != frame.cpus.size()) b.add(fmt::format(" ({} online)", online));
     b.add(with_busy ? fmt::format("  busy {:.1f}%", busy / with_busy) : std::string("  busy -"));
@@ -444,10 +445,9 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
       b.add(fmt::format("  collapsed to {} {}", units.size(),
                         units.size() == 1 ? top_level_name(level) : top_level_plural(level)),
             TopStyle::Warning);
-    b.add(fmt::format("  every {:.1f} s", frame.interval));
+    b.add(frame.interval > 0 ? fmt::format("  every {:.1f} s", frame.interval) : std::string("  first sample"));
     b.add(fmt::format("  sort {}", top_sort_name(view.sort)));
     if (!view.filter.empty()) b.add("  filter '" + printable(view.filter) + "'");
-    if (view.frozen) b.add("  FROZEN", TopStyle::Warning);
     lines.push_back(b.take());
   }
   if (height == 1) return lines;

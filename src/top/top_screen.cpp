@@ -80,17 +80,18 @@ public:
   explicit Painter(bool color) : m_color(color && has_colors()) {
     if (!m_color) return;
     start_color();
-    use_default_colors();
+    // The terminal's own background where it has one (-1), else black.
+    const short bg = use_default_colors() == OK ? -1 : COLOR_BLACK;
     init_pair(1, COLOR_BLACK, COLOR_CYAN);    // Title
     init_pair(2, COLOR_BLACK, COLOR_GREEN);   // Header
-    init_pair(3, COLOR_CYAN, -1);             // Group
-    init_pair(4, COLOR_GREEN, -1);            // User
-    init_pair(5, COLOR_RED, -1);              // System
-    init_pair(6, COLOR_YELLOW, -1);           // Irq
-    init_pair(7, COLOR_MAGENTA, -1);          // Softirq
-    init_pair(8, COLOR_YELLOW, -1);           // Mark
-    init_pair(9, COLOR_BLUE, -1);             // Dim
-    init_pair(10, COLOR_RED, -1);             // Warning
+    init_pair(3, COLOR_CYAN, bg);             // Group
+    init_pair(4, COLOR_GREEN, bg);            // User
+    init_pair(5, COLOR_RED, bg);              // System
+    init_pair(6, COLOR_YELLOW, bg);           // Irq
+    init_pair(7, COLOR_MAGENTA, bg);          // Softirq
+    init_pair(8, COLOR_YELLOW, bg);           // Mark
+    init_pair(9, COLOR_BLUE, bg);             // Dim
+    init_pair(10, COLOR_RED, bg);             // Warning
   }
   attr_t attr(TopStyle s) const {
     if (!m_color) {

@@ -2,7 +2,7 @@
 (Debian's python3-pyte: run with /usr/bin/python3). Called by top_screen.sh.
 
   top_screen.py AFFIX live SPIN_PID [CAPTURE]
-      `affix top -i 0.5` on a 30x100 terminal (TERM=xterm-256color): the
+      `affix top -i 0.5` on a 30x100 terminal (TERM=screen-256color): the
       screen holds the CPU rows, SPIN_PID (a busy loop pinned on CPU 1) shows
       under CPU 1 with its TID, the screen has colours; then `q`: exit 0,
       the alternate screen left and the cursor visible again. CAPTURE: where
@@ -34,6 +34,31 @@ import pyte
 ROWS, COLS = (int(v) for v in os.environ.get("TOP_SCREEN_SIZE", "30x100").split("x"))
 ALT_SCREEN = 1049 << 5  # pyte keeps private modes shifted by 5
 failed = False
+
+
+class Screen(pyte.Screen):
+    """pyte's screen with SU and SD (CSI n S, CSI n T: scroll the lines
+    between the margins up or down), which ncurses sends where the
+    terminfo entry has them (indn, rin) and pyte does not know: without
+    them, what ncurses believes it scrolled stays where it was."""
+
+    def _scroll(self, count, up):
+        top, bottom = (self.margins.top, self.margins.bottom) if self.margins else (0, self.lines - 1)
+        saved = (self.cursor.x, self.cursor.y)
+        for _ in range(max(count or 1, 1)):
+            self.cursor.y = bottom if up else top
+            self.index() if up else self.reverse_index()
+        self.cursor.x, self.cursor.y = saved
+
+    def scroll_up(self, count=None, *args, **kwargs):
+        self._scroll(count, True)
+
+    def scroll_down(self, count=None, *args, **kwargs):
+        self._scroll(count, False)
+
+
+class Stream(pyte.Stream):
+    csi = dict(pyte.Stream.csi, S="scroll_up", T="scroll_down")
 
 
 def check(name, ok, detail=""):
@@ -106,14 +131,18 @@ def colours(screen):
 
 def env_for(extra):
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
-    env["TERM"] = "xterm-256color"
+    # screen-256color: 256 colours and the alternate screen, as xterm's, but
+    # no REP (repeat the last character), which xterm's terminfo has, ncurses
+    # uses to draw runs of spaces, and pyte does not know (it would leave
+    # the old characters where the spaces go).
+    env["TERM"] = "screen-256color"
     env.update(extra)
     return env
 
 
 def live(affix, spin_pid, capture):
-    screen = pyte.Screen(COLS, ROWS)
-    stream = pyte.Stream(screen)
+    screen = Screen(COLS, ROWS)
+    stream = Stream(screen)
     pid, fd = spawn([affix, "top", "-i", "0.5"], env_for({}))
     tag = "%s/%s " % (spin_pid, spin_pid)
     seen = False
@@ -131,10 +160,16 @@ def live(affix, spin_pid, capture):
     check("the busy loop is not in CPU 0's row", tag not in cpu0, text)
     check("the screen is in the alternate screen while it runs", ALT_SCREEN in screen.mode)
     check("the cursor is hidden while it runs", screen.cursor.hidden)
-    check("the screen has colours (TERM=xterm-256color, no NO_COLOR)", colours(screen) > 0)
+    check("the screen has colours (TERM=screen-256color, no NO_COLOR)", colours(screen) > 0)
     if capture:
         with open(capture, "w") as f:
             f.write("\n".join(lines(screen)).rstrip("\n") + "\n")
+
+    # A frame may come in several reads: read until the terminal is quiet.
+    def settle():
+        while select.select([fd], [], [], 0.25)[0]:
+            if not pump(fd, stream, 0.05):
+                return
 
     # Keys, through ncurses: each changes the title line.
     def after(keys, want, seconds=3):
@@ -143,6 +178,7 @@ def live(affix, spin_pid, capture):
         while time.monotonic() < end:
             pump(fd, stream, 0.1)
             if want in screen.display[0]:
+                settle()
                 return True
         return False
 
@@ -151,9 +187,16 @@ def live(affix, spin_pid, capture):
     check("- (4 times) collapses the CPU rows to the node", after(b"----", "collapsed to 1 node "), screen.display[0])
     check("+ (4 times) expands them again", after(b"++++", "CPU rows"), screen.display[0])
     check("/ filters by name", after(b"/sh\r", "filter 'sh'"), screen.display[0])
-    procs = [l for l in lines(screen)[4:] if l[:8].strip().isdigit()]
-    check("the filter leaves the processes whose name has 'sh'",
-          procs and all("sh" in l[8:25] for l in procs), "\n".join(lines(screen)))
+    def only_sh():
+        procs = [l for l in lines(screen)[4:] if l[:8].strip().isdigit()]
+        return bool(procs) and all("sh" in l[8:25] for l in procs)
+
+    # (The frame may come late, in pieces, on a loaded machine: wait for
+    # it; a filter that does not filter never gets there.)
+    end = time.monotonic() + 4
+    while time.monotonic() < end and not only_sh():
+        pump(fd, stream, 0.1)
+    check("the filter leaves the processes whose name has 'sh'", only_sh(), "\n".join(lines(screen)))
     check("space freezes", after(b" ", "FROZEN"), screen.display[0])
     check("z thaws", after(b"z", "CPU rows") and "FROZEN" not in screen.display[0], screen.display[0])
     # A bigger terminal: the screen is laid out again to its size (SIGWINCH).
@@ -176,8 +219,8 @@ def live(affix, spin_pid, capture):
 
 
 def nocolor(affix):
-    screen = pyte.Screen(COLS, ROWS)
-    stream = pyte.Stream(screen)
+    screen = Screen(COLS, ROWS)
+    stream = Stream(screen)
     pid, fd = spawn([affix, "top", "-i", "0.3", "-n", "3"], env_for({"NO_COLOR": "1"}))
     max_colours = 0
     had_rows = False
@@ -204,8 +247,8 @@ def nocolor(affix):
 
 def signalled(affix, sig):
     name = signal.Signals(sig).name
-    screen = pyte.Screen(COLS, ROWS)
-    stream = pyte.Stream(screen)
+    screen = Screen(COLS, ROWS)
+    stream = Stream(screen)
     pid, fd = spawn([affix, "top", "-i", "0.3"], env_for({}))
     end = time.monotonic() + 10
     while time.monotonic() < end and row(screen, "CPU 1") is None:
