@@ -24,7 +24,7 @@ order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
 [[ $order == "$sections" ]] || failed "sections: $order, want $sections"
 # One subsection per command under COMMANDS, in the order of the synopsis.
 commands=$(sed -n '/^COMMANDS$/,/^LOCATIONS$/p' <<<"$text" | grep -E '^   [a-z]+$' | tr -d ' ' | tr '\n' '/')
-[[ $commands == "run/pin/show/topo/explain/watch/shield/" ]] || failed "COMMANDS subsections: $commands"
+[[ $commands == "run/pin/show/topo/explain/watch/top/shield/" ]] || failed "COMMANDS subsections: $commands"
 
 # What the page must say (flattened to one line, spaces squeezed).
 flat=$(tr -s ' \n' '  ' <<<"$text")
