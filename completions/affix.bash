@@ -2,10 +2,10 @@
 #
 # Completes commands, options, option values, locations with the machine's
 # real socket, node and CPU numbers (read from /sys, or from --root DIR, or
-# from $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, shield names
+# from $AFFIX_COMPLETION_ROOT), PIDs for pin, show, watch and top --pid/--tree, shield names
 # for shield --off, and the wrapped command after WHERE (run, shield). Works with or without the bash-completion package.
 
-_affix_commands="run pin show topo explain watch shield"
+_affix_commands="run pin show topo explain watch top shield"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
 _affix_value_opts=" -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off "
@@ -17,6 +17,7 @@ _affix_show_opts="--json --tree --pinned --cpu --irq --shield --root -h --help"
 _affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose -h --help"
 _affix_topo_opts="--json --root -h --help"
 _affix_watch_opts="-i --interval -c --count --threads --json --tree -h --help"
+_affix_top_opts="--once --json -i --interval -n --frames --pid --tree --name --root -h --help"
 _affix_global_opts="-h --help -V --version"
 
 # Prints the numbers of the GPUs under root $1 (gpuN: the PCI functions of
@@ -285,6 +286,8 @@ _affix_value()
         --sched-slice) COMPREPLY=($(compgen -W "0.5 1 3 10" -- "$cur")) ;;
         --uclamp) COMPREPLY=($(compgen -W "0:1024 0:512 512:1024" -- "$cur")) ;;
         -i | --interval) COMPREPLY=($(compgen -W "0.5 1 2 5 10" -- "$cur")) ;;
+        --pid | --tree) COMPREPLY=($(compgen -W "$(_affix_pids)" -- "$cur")) ;;
+        --frames) COMPREPLY=($(compgen -W "1 10 60" -- "$cur")) ;;
         -m | --mem)
             if [[ $cur == *:* ]]; then
                 # After POLICY: node numbers, the kernel's tiers, memory kinds;
@@ -370,7 +373,8 @@ _affix()
             [[ $cmd == watch ]] && where=$k  # watch -- COMMAND: the command follows
         elif ((endopts == 0)) && [[ $cmd == shield && $w == --mem ]]; then
             :  # shield's --mem takes its nodes attached (--mem=NODES) or none
-        elif ((endopts == 0)) && [[ $_affix_value_opts == *" $w "* ]]; then
+        elif ((endopts == 0)) && [[ $_affix_value_opts == *" $w "* ||
+            ( $cmd == top && " --pid --tree --frames " == *" $w "* ) ]]; then
             if ((k + 1 == cword)); then
                 _affix_value "$w" "$cur" "$root"
                 _affix_trim "$cur"
@@ -445,6 +449,10 @@ _affix()
             ;;
         topo)
             COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            ;;
+        top)
+            _affix_where "$cur" "$root"
+            _affix_trim "$cur"
             ;;
     esac
     return 0

@@ -2,10 +2,10 @@
 #
 # Commands, options, option values, locations with the machine's real socket,
 # node and CPU numbers (read from /sys, from --root DIR, or from
-# $AFFIX_COMPLETION_ROOT), PIDs for pin, show and watch, shield names for
+# $AFFIX_COMPLETION_ROOT), PIDs for pin, show, watch and top, shield names for
 # shield --off, and the wrapped command after WHERE (run, shield).
 
-set -g __affix_commands run pin show topo explain watch shield
+set -g __affix_commands run pin show topo explain watch top shield
 set -g __affix_value_opts -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
@@ -15,6 +15,7 @@ set -g __affix_opts_show --json --tree --pinned --cpu --irq --shield --root -h -
 set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --verbose -h --help
 set -g __affix_opts_topo --json --root -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json --tree -h --help
+set -g __affix_opts_top --once --json -i --interval -n --frames --pid --tree --name --root -h --help
 
 # Prints the state of the command line before the cursor, one word each line:
 # the command (run for the bare form), then what comes next: "first" (the
@@ -47,7 +48,11 @@ function __affix_state
             set endopts 1
         else if test $endopts = 0; and test $cmd = shield; and test "x$w" = x--mem
             # shield's --mem takes its nodes attached (--mem=NODES) or none
-        else if test $endopts = 0; and contains -- $w $__affix_value_opts
+        else if test $endopts = 0; and begin
+                contains -- $w $__affix_value_opts; or begin
+                    test $cmd = top; and contains -- $w --pid --tree --frames
+                end
+            end
             set i (math $i + 1)
             if test "$w" = --root; and test $i -le $n
                 set root $tokens[$i]
@@ -57,7 +62,7 @@ function __affix_state
             end
             test "$w" = --tid; and set tid 1
             string match -q -- '--root=*' $w; and set root (string replace -- --root= '' $w)
-        else if contains -- $cmd run pin explain shield; and test $where = 0
+        else if contains -- $cmd run pin explain shield top; and test $where = 0
             set where $i
         else if contains -- $cmd run shield; or test $cmd = watch -a $endopts = 1
             printf '%s\n' $cmd wrapped $tokens[$i..-1] "$cur"
@@ -66,7 +71,7 @@ function __affix_state
         set i (math $i + 1)
     end
     set -l next options
-    if contains -- $cmd run pin explain shield; and test $where = 0
+    if contains -- $cmd run pin explain shield top; and test $where = 0
         set next where
     else if contains -- $cmd run shield; and begin
             test $endopts = 1; or not string match -q -- '-*' $cur
@@ -367,6 +372,7 @@ complete -c affix -n '__affix_next first' -a 'show' -d 'where processes run'
 complete -c affix -n '__affix_next first' -a 'topo' -d 'the machine'
 complete -c affix -n '__affix_next first' -a 'explain' -d 'resolve WHERE, change nothing'
 complete -c affix -n '__affix_next first' -a 'watch' -d 'how threads move, where memory is'
+complete -c affix -n '__affix_next first' -a 'top' -d 'the whole machine, live, by topology'
 complete -c affix -n '__affix_next first' -a 'shield' -d 'fence CPUs off for one program'
 complete -c affix -n '__affix_next first where' -a '(__affix_where)'
 complete -c affix -n '__affix_next pids tids' -a '(__affix_pids)'
@@ -427,7 +433,16 @@ complete -c affix -n '__affix_for show' -l irq -d 'interrupts: CPU lists, device
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'
 complete -c affix -n '__affix_for show topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
-complete -c affix -n '__affix_for run pin show topo explain watch shield; and not __affix_next first' -s h -l help -d 'print usage'
+complete -c affix -n '__affix_for run pin show topo explain watch top shield; and not __affix_next first' -s h -l help -d 'print usage'
+# top
+complete -c affix -n '__affix_for top' -l once -d 'one interval, then print it'
+complete -c affix -n '__affix_for top' -l json -d 'with --once, one JSON object'
+complete -c affix -n '__affix_for top' -s i -l interval -x -a '0.5 1 2 5 10' -d 'seconds an interval lasts'
+complete -c affix -n '__affix_for top' -s n -l frames -x -d 'leave after N frames'
+complete -c affix -n '__affix_for top' -l pid -x -a '(__affix_pids)' -d 'only these processes (PID,PID...)'
+complete -c affix -n '__affix_for top' -l tree -x -a '(__affix_pids)' -d 'only this process and its descendants'
+complete -c affix -n '__affix_for top' -l name -x -d 'only processes whose name matches REGEX'
+complete -c affix -n '__affix_for top' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
 # watch
 complete -c affix -n '__affix_for watch' -s i -l interval -x -a '0.5 1 2 5 10' -d 'seconds between samples'
 complete -c affix -n '__affix_for watch' -s c -l count -x -d 'stop after N intervals'

@@ -65,6 +65,10 @@ void JsonWriter::value(double d) {
   separator();
   m_out += std::isfinite(d) ? fmt::format("{:.3f}", d) : "null";
 }
+void JsonWriter::value_fixed(double d, int decimals) {
+  separator();
+  m_out += std::isfinite(d) ? fmt::format("{:.{}f}", d, decimals) : "null";
+}
 void JsonWriter::null() { separator(); m_out += "null"; }
 
 void node_counts_field(JsonWriter& j, std::string_view key,

@@ -32,6 +32,8 @@ public:
   void value(unsigned long n) { value(static_cast<unsigned long long>(n)); }
   void value(double d);  // three decimals ("1.250"); null where not finite
   void null();
+  // `decimals` places ("12.3" with 1); null where not finite.
+  void value_fixed(double d, int decimals);
   template <typename T> void value(const std::optional<T>& v) {
     if (v) value(*v); else null();
   }

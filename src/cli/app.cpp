@@ -43,6 +43,10 @@ constexpr CommandEntry k_commands[] = {
     {"watch", "  affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND...]\n"
               "                                                    how threads move, where memory is\n",
      command_watch},
+    {"top",
+     "  affix top [--once [--json]] [-i S] [-n N] [WHERE] [--pid PID,...|--tree PID|--name RE]\n"
+     "                                                    the whole machine, live, by topology\n",
+     command_top},
     {"shield",
      "  affix shield WHERE [--isolated] [--irqs] [--mem[=NODES]] [--name NAME]\n"
      "               [--dry-run] [-- COMMAND...]          fence CPUs off for one program\n"

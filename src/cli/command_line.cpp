@@ -187,6 +187,14 @@ constexpr OptionSpec k_interval{"interval", 'i', Value::NonEmpty,
                                 [](CommandLine& cl, const Given& g) { cl.interval = *g.value; }};
 constexpr OptionSpec k_intervals{"count", 'c', Value::NonEmpty,
                                  [](CommandLine& cl, const Given& g) { cl.intervals = *g.value; }};
+// top
+constexpr OptionSpec k_once{"once", 0, Value::None, [](CommandLine& cl, const Given&) { cl.once = true; }};
+constexpr OptionSpec k_top_pid{"pid", 0, Value::NonEmpty,
+                               [](CommandLine& cl, const Given& g) { cl.top_pids = *g.value; }};
+constexpr OptionSpec k_top_tree{"tree", 0, Value::NonEmpty,
+                                [](CommandLine& cl, const Given& g) { cl.top_tree = *g.value; }};
+constexpr OptionSpec k_frames{"frames", 'n', Value::NonEmpty,
+                              [](CommandLine& cl, const Given& g) { cl.frames = *g.value; }};
 constexpr OptionSpec k_threads{"threads", 0, Value::None, [](CommandLine& cl, const Given&) { cl.threads = true; }};
 
 constexpr const OptionSpec* k_run_options[] = {&k_help,     &k_no_smt, &k_count,       &k_order,  &k_exclude,
@@ -209,6 +217,8 @@ constexpr const OptionSpec* k_shield_options[] = {&k_help,   &k_isolated, &k_irq
                                                   &k_name,   &k_off,      &k_dry_run, &k_verbose};
 constexpr const OptionSpec* k_watch_options[] = {&k_help,    &k_interval, &k_intervals,
                                                  &k_threads, &k_json,     &k_tree};
+constexpr const OptionSpec* k_top_options[] = {&k_help,    &k_once,     &k_json, &k_interval, &k_frames,
+                                               &k_top_pid, &k_top_tree, &k_name, &k_root};
 
 constexpr Grammar k_grammars[] = {
     {CommandKind::Run, "run", "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]", k_run_options,
@@ -225,6 +235,9 @@ constexpr Grammar k_grammars[] = {
      "usage: affix shield WHERE [--isolated] [--irqs] [--mem[=NODES]] [--name NAME] [--dry-run] [-- COMMAND...] "
      "| affix shield --off NAME",
      k_shield_options, Words::WhereCommand, false},
+    {CommandKind::Top, "top",
+     "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID,... | --tree PID | --name REGEX]",
+     k_top_options, Words::Ids, false},
 };
 
 const Grammar& grammar(CommandKind kind) {

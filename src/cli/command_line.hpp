@@ -36,7 +36,7 @@ namespace affix {
 
 using Args = std::vector<std::string>;
 
-enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch, Shield };
+enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch, Shield, Top };
 const char* command_kind_name(CommandKind kind);  // "run", "explain", "pin", "topo", ...
 
 // explain --as: another launcher's words for the placement.
@@ -93,6 +93,12 @@ struct CommandLine {
   std::optional<std::string> interval;
   std::optional<std::string> intervals;
   bool threads = false;
+  // top (and -i SECONDS above): --once, --pid LIST, --tree PID, -n N as
+  // written (top checks them), --name REGEX (in `name`); `rest`: WHERE
+  bool once = false;
+  std::optional<std::string> top_pids;
+  std::optional<std::string> top_tree;
+  std::optional<std::string> frames;
   // run: the command and its arguments, untouched; pin: the PID/TID words
   // (with --irq the IRQs and devices);
   // show and watch: the PID words (show --irq: the devices).

@@ -225,6 +225,7 @@ IntervalReport WatchTracker::sample(double time, double interval) {
   report.time = time;
   report.interval = interval;
   report.exact = m_events != nullptr;
+  m_threads_read = m_threads_skipped = 0;
   for (auto it = m_live.begin(); it != m_live.end();) {
     Process& p = *it->second;
     ProcessReport r;
@@ -267,6 +268,18 @@ void WatchTracker::update_process(Process& p, ProcessReport& r) {
   r.pid = p.pid;
   r.comm = p.comm;
   r.exact = m_events != nullptr && !unread;
+  // Nothing moved (skip_unmoved): no thread read, none taken as run.
+  if (m_skip_unmoved && st && !gone && !p.zombie_leader && p.first.empty() && p.cpu_total &&
+      ticks_to_ns(st->cpu_ticks) == *p.cpu_total && st->num_threads == p.threads.size()) {
+    m_threads_skipped += p.threads.size();
+    p.exited_before = std::move(p.exited_now);
+    p.exited_now.clear();
+    r.threads = static_cast<unsigned>(p.threads.size());
+    r.exact = false;
+    finish_report(p, r);
+    return;
+  }
+  m_threads_read += p.threads.size();
   CpuSet last_cpus;  // where its threads last ran: cpus_ran where none ran
   p.exited_before = std::move(p.exited_now);
   p.exited_now.clear();

@@ -62,6 +62,16 @@ public:
   };
   const std::vector<Zombie>& zombies() const { return m_zombies; }
 
+  // top's cost rule: a process whose own CPU total (proc/PID/stat, in
+  // clock ticks) did not move since the last sample and whose thread count
+  // did not change has its threads not read at all: taken as not run (a
+  // thread that ran less than a tick in all is counted at the next sample
+  // its process's total moves). Off by default (watch reads every thread).
+  void skip_unmoved(bool on) { m_skip_unmoved = on; }
+  // Processes and threads whose threads were read / skipped by the last sample.
+  size_t threads_read() const { return m_threads_read; }
+  size_t threads_skipped() const { return m_threads_skipped; }
+
   size_t threads_watched() const;
   size_t threads_exact() const;
 
@@ -92,6 +102,8 @@ private:
   size_t m_unlisted = 0;  // exited and reported beyond the summary's limit
   InterleaveWeights m_weights;
   double m_weights_time = -1;
+  bool m_skip_unmoved = false;
+  size_t m_threads_read = 0, m_threads_skipped = 0;
 };
 
 }  // namespace affix

@@ -84,7 +84,7 @@ expect_lacks() {
 }
 
 # 1. Commands.
-expect_exact "affix " run pin show topo explain watch shield socket: node: die: llc: core: cpu: kind: all self
+expect_exact "affix " run pin show topo explain watch top shield socket: node: die: llc: core: cpu: kind: all self
 expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
@@ -94,6 +94,11 @@ expect_exact "affix pin 0 --s" --spread --slice --sched-slice
 expect_exact "affix explain --r" --ranks --root
 expect_exact "affix topo -" --json --root -h --help
 expect_exact "affix watch -" -i --interval -c --count --threads --json --tree -h --help
+expect_exact "affix top -" --once --json -i --interval -n --frames --pid --tree --name --root -h --help
+# top's --tree takes a PID (pin's and show's is a flag): PIDs, not locations.
+expect_has "affix top --tree " $$
+expect_lacks "affix top --tree " socket:
+AFFIX_COMPLETION_ROOT=$corpora/16em64t-4s2c2t expect_exact "affix top --once so" socket:
 expect_exact "affix shield --" --isolated --irqs --mem --name --off --dry-run --verbose --help
 expect_exact "affix sh" show shield
 # shield's --mem takes its nodes attached: the next word is still WHERE.

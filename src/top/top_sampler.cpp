@@ -1,0 +1,200 @@
+#include "top_sampler.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "perf_events.hpp"
+#include "proc.hpp"
+#include "watch_pages.hpp"
+#include "watch_tracker.hpp"
+
+namespace affix {
+
+namespace {
+
+double percent_of(uint64_t ns, double interval) {
+  return interval > 0 ? static_cast<double>(ns) / 1e9 / interval * 100.0 : 0.0;
+}
+
+}  // namespace
+
+TopSampler::TopSampler(const SysRoot& root, const Topology& topo, AffinityOs& affinity, TopFilter filter,
+                       CpuSet shielded)
+  : m_root(root), m_topo(topo), m_affinity(affinity), m_filter(std::move(filter)),
+    m_shielded(std::move(shielded)) {
+  if (m_filter.name) {
+    try {
+      m_name.emplace(*m_filter.name, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw Error(ErrorKind::Usage, fmt::format("invalid --name '{}': not a regular expression ({})",
+                                                *m_filter.name, e.what()));
+    }
+  }
+  m_nohz = read_nohz_full(m_root);
+  // Named PIDs: watched though idle; else the whole machine.
+  m_tracker = std::make_unique<WatchTracker>(m_root, m_topo, m_affinity, nullptr, m_filter.pids, true);
+  m_tracker->skip_unmoved(true);
+}
+
+TopSampler::~TopSampler() = default;
+
+size_t TopSampler::threads_read() const { return m_tracker->threads_read(); }
+size_t TopSampler::threads_skipped() const { return m_tracker->threads_skipped(); }
+
+bool TopSampler::wanted(pid_t pid, const std::string& comm) {
+  if (m_name && !std::regex_search(comm, *m_name)) return false;
+  if (m_filter.tree) {
+    // Up the parents (read once a frame each) to the tree's root or to 1.
+    pid_t at = pid;
+    for (int depth = 0; depth < 4096 && at > 0; ++depth) {
+      if (at == *m_filter.tree) return true;
+      if (at == 1) return false;
+      auto found = m_parent.find(at);
+      if (found == m_parent.end()) {
+        std::optional<StatLine> st;
+        try {
+          st = read_stat(m_root, proc_dir(at));
+        } catch (const Error&) {
+        }
+        found = m_parent.emplace(at, st ? st->ppid : 0).first;
+      }
+      at = found->second;
+    }
+    return false;
+  }
+  return true;
+}
+
+TopFrame TopSampler::frame_cpus(double interval) {
+  TopFrame f;
+  f.interval = interval;
+  auto stat = read_proc_stat(m_root);
+  if (!stat) f.warnings.push_back("cannot read /proc/stat: no busy figures");
+  std::optional<IrqCounts> irqs;
+  try {
+    irqs = read_interrupt_totals(m_root);
+  } catch (const Error& e) {
+    f.warnings.push_back(e.what());
+  }
+  if (!irqs) f.warnings.push_back("cannot read /proc/interrupts: no IRQ figures");
+  std::vector<long> socket_of(m_topo.cpus.size(), -1);
+  for (size_t i = 0; i < m_topo.sockets.size(); ++i)
+    m_topo.sockets[i].cpus.for_each([&](unsigned c) {
+      if (c < socket_of.size()) socket_of[c] = static_cast<long>(i);
+    });
+  for (unsigned c : m_topo.possible.members()) {
+    if (m_filter.cpus && !m_filter.cpus->test(c)) continue;
+    TopCpu cpu;
+    cpu.cpu = c;
+    if (c < m_topo.cpus.size()) {
+      const CpuInfo& info = m_topo.cpus[c];
+      cpu.node = info.node;
+      cpu.socket = socket_of[c];
+      cpu.llc = info.llc;
+      cpu.core = info.core;
+    }
+    cpu.online = m_topo.online.test(c);
+    if (!cpu.online) cpu.marks.emplace_back("offline");
+    if (m_topo.isolated.test(c)) cpu.marks.emplace_back("isolated");
+    if (m_nohz.test(c)) cpu.marks.emplace_back("nohz_full");
+    if (m_shielded.test(c)) cpu.marks.emplace_back("shielded");
+    if (m_stat && stat) {
+      auto before = m_stat->find(c), now = stat->find(c);
+      if (before != m_stat->end() && now != stat->end()) {
+        if (auto b = busy_between(before->second, now->second)) {
+          cpu.busy = b->busy;
+          cpu.user = b->user;
+          cpu.system = b->system;
+          cpu.irq = b->irq;
+          cpu.softirq = b->softirq;
+        }
+      }
+    }
+    if (m_irqs && irqs && interval > 0) {
+      auto before = m_irqs->find(c), now = irqs->find(c);
+      if (before != m_irqs->end() && now != irqs->end() && now->second >= before->second)
+        cpu.irqs_per_s = static_cast<double>(now->second - before->second) / interval;
+    }
+    f.cpus.push_back(std::move(cpu));
+  }
+  m_stat = std::move(stat);
+  m_irqs = std::move(irqs);
+  return f;
+}
+
+TopFrame TopSampler::next() {
+  uint64_t now_ns = m_clock ? m_clock() : monotonic_ns();
+  if (!m_started) {
+    m_started = true;
+    m_start_ns = now_ns;
+    m_missing = m_tracker->start();
+    TopFrame f = frame_cpus(0);
+    return f;
+  }
+  double now = static_cast<double>(now_ns - m_start_ns) / 1e9;
+  double interval = now - m_last;
+  m_last = now;
+  IntervalReport report = m_tracker->sample(now, interval);
+  TopFrame f = frame_cpus(interval);
+  f.time = now;
+  m_parent.clear();
+  // Threads by the CPU they last ran on.
+  std::map<unsigned, std::vector<TopThread>> on_cpu;
+  for (const ProcessReport& r : report.processes) {
+    if (!wanted(r.pid, r.comm)) continue;
+    bool on_where = !m_filter.cpus;
+    for (const ThreadReport& t : r.thread_list) {
+      if (t.activity.cpu_ns == 0 || t.cpu < 0) continue;
+      unsigned c = static_cast<unsigned>(t.cpu);
+      if (m_filter.cpus && !m_filter.cpus->test(c)) continue;
+      on_where = true;
+      on_cpu[c].push_back(TopThread{r.pid, t.tid, t.comm, percent_of(t.activity.cpu_ns, interval)});
+    }
+    if (m_filter.cpus && r.cpus_ran.intersects(*m_filter.cpus)) on_where = true;
+    bool named = !m_filter.pids.empty();
+    if (!on_where || (!named && r.activity.cpu_ns == 0)) continue;
+    TopProcess p;
+    p.pid = r.pid;
+    p.comm = r.comm;
+    p.percent = percent_of(r.activity.cpu_ns, interval);
+    p.threads = r.threads;
+    p.migrations = r.activity.migrations;
+    p.pages = r.anon_pages;
+    if (r.anon_pages && r.remote_pages) {
+      unsigned long long all = 0;
+      for (const auto& [node, n] : *r.anon_pages) all += n;
+      if (all > 0) p.remote_share = static_cast<double>(*r.remote_pages) / static_cast<double>(all);
+    }
+    // Its main thread's CPU list: the kernel's under the default root, else status.
+    CpuSet allowed;
+    if (m_root.is_default()) {
+      if (m_affinity.get_affinity(r.pid, allowed) != 0) allowed = CpuSet();
+    } else {
+      try {
+        if (auto st = read_status(m_root, proc_dir(r.pid))) allowed = st->cpus;
+      } catch (const Error&) {
+      }
+    }
+    p.allowed = allowed;
+    p.pinned = !allowed.empty() && !m_topo.online.is_subset_of(allowed);
+    f.processes.push_back(std::move(p));
+  }
+  for (TopCpu& cpu : f.cpus) {
+    auto found = on_cpu.find(cpu.cpu);
+    if (found == on_cpu.end()) continue;
+    auto& list = found->second;
+    std::stable_sort(list.begin(), list.end(), [](const TopThread& a, const TopThread& b) {
+      return a.percent != b.percent ? a.percent > b.percent : a.tid < b.tid;
+    });
+    if (list.size() > k_threads_per_cpu) list.resize(k_threads_per_cpu);
+    cpu.threads = std::move(list);
+  }
+  std::stable_sort(f.processes.begin(), f.processes.end(), [](const TopProcess& a, const TopProcess& b) {
+    return a.percent != b.percent ? a.percent > b.percent : a.pid < b.pid;
+  });
+  return f;
+}
+
+}  // namespace affix
