@@ -5,6 +5,7 @@
 // shields' CPUs, then: --once: one interval, printed as text or JSON;
 // else the live screen on a terminal (top_screen.hpp), the text frames
 // every interval otherwise (top_batch.hpp). Changes nothing.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -119,6 +120,16 @@ CpuSet shield_cpus(const SysRoot& root) {
   return cpus;
 }
 
+// The threads of a process that ran have their schedstat kept open (as
+// watch's sampled mode): as many as the hard limit allows.
+void raise_open_files() {
+  rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
 }  // namespace
 
 int command_top(const Args& args) {
@@ -141,6 +152,7 @@ int command_top(const Args& args) {
   filter.name = o.name;
   if (o.tree && !root.exists(proc_dir(*o.tree)))
     throw Error(ErrorKind::Runtime, fmt::format("no such process: {}", *o.tree));
+  raise_open_files();
   TopSampler sampler(root, topo, linux_os(), filter, shield_cpus(root));
   TopScreenOptions screen;
   screen.interval = o.interval;
