@@ -51,7 +51,7 @@ mover=$!
 sockets_before=$(affix watch --json -i 5 -c 1 "$pid" | tail -n 1 | jq '.summary.processes[0].migrations.socket')
 wait "$mover"
 moves=$(cat moves.done 2>/dev/null || echo 0)
-check_true "before: moves made across sockets ($moves)" [ "$moves" -ge 2 ]
+check_true "before: moves made across sockets ($moves)" [ "$moves" -ge 1 ]
 check_true "before: watch counts moves across sockets ($sockets_before in 5 s, $moves made)" \
   [ "$((sockets_before * 2))" -ge "$moves" ]
 example affix pin socket:0 "$pid"
