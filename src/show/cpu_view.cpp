@@ -8,6 +8,7 @@
 #include "error.hpp"
 #include "json.hpp"
 #include "proc.hpp"
+#include "show_table.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -126,34 +127,6 @@ CpuView read_cpu_view(const SysRoot& root, IrqOs& irqs, const CpuSet& cpus, cons
 
 namespace {
 
-// Terminal cells of a printable() text: one per character (UTF-8
-// continuation bytes take none).
-size_t cells(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-  }));
-}
-
-// Left-aligned columns, two spaces apart, each row indented; the last
-// column unpadded.
-std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    if (width.size() < row.size()) width.resize(row.size(), 0);
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], cells(row[i]));
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - cells(row[i]) + 2, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
 // A process's name in a table: escaped; a kernel thread's in brackets, as
 // ps shows it.
 std::string process_cell(const std::string& comm, bool kernel) {
@@ -162,7 +135,7 @@ std::string process_cell(const std::string& comm, bool kernel) {
 
 // Threads of one process that share a CPU list (pinned), or every bound
 // thread of one CPU list, in the order of their first TID.
-struct Group {
+struct CpuThreadGroup {
   pid_t pid = 0;
   std::string process;
   bool kernel = false;
@@ -170,22 +143,22 @@ struct Group {
   std::vector<const CpuThread*> threads;
 };
 
-std::vector<Group> group(const std::vector<CpuThread>& threads, bool by_process) {
-  std::vector<Group> out;
+std::vector<CpuThreadGroup> group(const std::vector<CpuThread>& threads, bool by_process) {
+  std::vector<CpuThreadGroup> out;
   std::map<std::pair<pid_t, std::vector<uint64_t>>, size_t> index;
   for (const auto& t : threads) {
     auto [it, added] = index.emplace(std::make_pair(by_process ? t.pid : 0, t.cpus.words()), out.size());
-    if (added) out.push_back(Group{t.pid, t.process, t.kernel, t.cpus, {}});
+    if (added) out.push_back(CpuThreadGroup{t.pid, t.process, t.kernel, t.cpus, {}});
     out[it->second].threads.push_back(&t);
   }
   if (!by_process)  // one row per CPU list: in the order of the lists' first CPU
-    std::stable_sort(out.begin(), out.end(), [](const Group& a, const Group& b) {
+    std::stable_sort(out.begin(), out.end(), [](const CpuThreadGroup& a, const CpuThreadGroup& b) {
       return a.cpus.first() < b.cpus.first() || (a.cpus.first() == b.cpus.first() && a.cpus.count() < b.cpus.count());
     });
   return out;
 }
 
-std::vector<pid_t> tids_of(const Group& g) {
+std::vector<pid_t> tids_of(const CpuThreadGroup& g) {
   std::vector<pid_t> out;
   for (const auto* t : g.threads) out.push_back(t->tid);
   std::sort(out.begin(), out.end());
@@ -193,7 +166,7 @@ std::vector<pid_t> tids_of(const Group& g) {
 }
 
 // The names of a group's threads, each once, in the order of their TIDs.
-std::string names_of(const Group& g) {
+std::string names_of(const CpuThreadGroup& g) {
   std::vector<std::string> seen;
   for (const auto* t : g.threads)
     if (std::find(seen.begin(), seen.end(), t->comm) == seen.end()) seen.push_back(t->comm);
@@ -202,11 +175,11 @@ std::string names_of(const Group& g) {
   return out;
 }
 
-std::string ran_count(const CpuView& v, const Group& g) {
+std::string ran_count(const CpuView& v, const CpuThreadGroup& g) {
   return std::to_string(std::count_if(g.threads.begin(), g.threads.end(), [&](const CpuThread* t) { return v.ran(*t); }));
 }
 
-std::string last_cpus(const Group& g) {
+std::string last_cpus(const CpuThreadGroup& g) {
   CpuSet last;
   for (const auto* t : g.threads)
     if (t->last_cpu >= 0) last.set(static_cast<unsigned>(t->last_cpu));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "json.hpp"
+#include "show_table.hpp"
 #include "text.hpp"
 
 namespace affix {
@@ -128,33 +129,6 @@ std::string cmd_text(const ProcessView& v) {
   if (cell.compare(0, whole.size(), whole) == 0) return whole;  // it fits, padded: no padding at the end
   cell.erase(cell.find_last_not_of(' ') + 1);  // cut: it ends in '+', and at most a blank after
   return cell;
-}
-
-// Terminal cells of a printable() text: one per character (UTF-8
-// continuation bytes take none).
-size_t cells(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-  }));
-}
-
-// Left-aligned columns, two spaces apart, each row indented.
-std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    if (width.size() < row.size()) width.resize(row.size(), 0);
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], cells(row[i]));
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - cells(row[i]) + 2, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
 }
 
 // A thread's "sched" object (affix(1), OUTPUT), or null where unknown.
