@@ -51,16 +51,6 @@ const char* k_usage =
     "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID,... | --tree PID | --name REGEX]; "
     "see 'affix top --help'";
 
-// "0.5", "2", "1.25": seconds from 0.1 to 3600 (as watch's -i).
-std::optional<double> parse_seconds(const std::string& text) {
-  if (text.empty() || text.size() > 16 || text.find_first_not_of("0123456789.") != std::string::npos ||
-      text.front() == '.' || text.back() == '.' || text.find('.') != text.rfind('.'))
-    return std::nullopt;
-  double v = std::strtod(text.c_str(), nullptr);
-  if (!(v >= 0.1 && v <= 3600)) return std::nullopt;
-  return v;
-}
-
 std::optional<TopOptions> parse_top(const Args& args) {
   CommandLine cl = parse_command_line(CommandKind::Top, args);
   if (cl.help) {

@@ -53,16 +53,6 @@ struct WatchOptions {
   std::vector<std::string> command;
 };
 
-// "0.5", "2", "1.25": seconds from 0.1 to 3600.
-std::optional<double> parse_seconds(const std::string& text) {
-  if (text.empty() || text.size() > 16 || text.find_first_not_of("0123456789.") != std::string::npos ||
-      text.front() == '.' || text.back() == '.' || text.find('.') != text.rfind('.'))
-    return std::nullopt;
-  double v = std::strtod(text.c_str(), nullptr);
-  if (!(v >= 0.1 && v <= 3600)) return std::nullopt;
-  return v;
-}
-
 // Parsing only: no side effects. nullopt where --help was printed.
 std::optional<WatchOptions> parse_watch(const Args& args) {
   CommandLine cl = parse_command_line(CommandKind::Watch, args);

@@ -1,5 +1,7 @@
 #include "id_args.hpp"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <optional>
 
@@ -35,6 +37,15 @@ void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids) {
                   fmt::format("'{}' shows the whole process", status->tgid));
     }
   }
+}
+
+std::optional<double> parse_seconds(const std::string& text) {
+  if (text.empty() || text.size() > 16 || text.find_first_not_of("0123456789.") != std::string::npos ||
+      text.front() == '.' || text.back() == '.' || text.find('.') != text.rfind('.'))
+    return std::nullopt;
+  double v = std::strtod(text.c_str(), nullptr);
+  if (!(v >= 0.1 && v <= 3600)) return std::nullopt;
+  return v;
 }
 
 }  // namespace affix

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +24,9 @@ std::vector<pid_t> parse_pid_arguments(const std::vector<std::string>& words, st
 // knows as a thread other than its process's main thread (/proc/T exists for
 // every thread, with Tgid P). IDs that do not exist are left to the caller.
 void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids);
+
+// An interval on a command line (watch's and top's -i): "0.5", "2", "1.25",
+// seconds from 0.1 to 3600, plain decimal; nullopt for anything else.
+std::optional<double> parse_seconds(const std::string& text);
 
 }  // namespace affix
