@@ -44,7 +44,7 @@ constexpr CommandEntry k_commands[] = {
               "                                                    how threads move, where memory is\n",
      command_watch},
     {"top",
-     "  affix top [--once [--json]] [-i S] [-n N] [WHERE] [--pid PID,...|--tree PID|--name RE]\n"
+     "  affix top [--once [--json]] [-i S] [-n N] [WHERE] [--pid PID...|--tree PID|--name RE]\n"
      "                                                    the whole machine, live, by topology\n",
      command_top},
     {"shield",

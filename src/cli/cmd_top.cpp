@@ -1,4 +1,4 @@
-// affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID,... | --tree PID | --name REGEX]
+// affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]
 //
 // Parse, read the topology, resolve WHERE to CPUs (of every online CPU, not
 // affix's own list: top looks at the whole machine), collect affix's
@@ -48,7 +48,7 @@ struct TopOptions {
 };
 
 const char* k_usage =
-    "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID,... | --tree PID | --name REGEX]; "
+    "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]; "
     "see 'affix top --help'";
 
 std::optional<TopOptions> parse_top(const Args& args) {

@@ -236,7 +236,7 @@ constexpr Grammar k_grammars[] = {
      "| affix shield --off NAME",
      k_shield_options, Words::WhereCommand, false},
     {CommandKind::Top, "top",
-     "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID,... | --tree PID | --name REGEX]",
+     "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]",
      k_top_options, Words::Ids, false},
 };
 
@@ -489,6 +489,9 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
   bool options_done = false;
   std::vector<const OptionSpec*> seen_values;  // value options already given
   auto& req = cl.request;
+  // top's --pid takes the words right after its value that are PIDs too
+  // (digits and commas): `--pid 12 34 node:0`.
+  bool pid_words = false;
 
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
@@ -526,8 +529,15 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
       }
       spec->apply(cl, given);
       if (cl.help) return cl;
+      pid_words = spec == &k_top_pid;
       continue;
     }
+    if (pid_words && !word.empty() && word.find_first_not_of("0123456789,") == std::string::npos) {
+      if (!cl.top_pids->empty() && cl.top_pids->back() != ',') *cl.top_pids += ',';
+      *cl.top_pids += word;
+      continue;
+    }
+    pid_words = false;
     switch (g.words) {
       case Words::None:
         usage_error(g, fmt::format("unexpected argument '{}' for '{}'", word, g.name));

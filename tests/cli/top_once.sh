@@ -5,7 +5,7 @@
 # with CPU 1 its only allowed CPU (pinned); text off a terminal escapes names.
 . "$(dirname "$0")/pin_lib.bash"
 
-usage="affix: hint: usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID,... | --tree PID | --name REGEX]; see 'affix top --help'"
+usage="affix: hint: usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]; see 'affix top --help'"
 errs() { tr '\n' '|' <<<"$ERR" | sed 's/|$//'; }
 
 run_affix top --once -i 0
@@ -68,6 +68,20 @@ check "migrations_per_s by level" '["core","llc","node","smt","socket"]' \
 run_affix top --once --json -i 0.5 1 --pid "$spin"
 check "WHERE 1 --pid: one CPU row, one process" "1|$spin" \
   "$(jq -r '[.cpus[].cpu] | join(",")' <<<"$OUT")|$(jq -r '[.processes[].pid] | join(",")' <<<"$OUT")"
+# --pid PID...: the words after its value that are PIDs; WHERE before it.
+sleep 60 &
+idle=$!
+started+=("$idle")
+run_affix top --once --json -i 0.2 --pid "$spin" "$idle"
+check "--pid as two words: both processes (the idle one though it did not run)" "0 $(printf '%s\n' "$spin" "$idle" | sort -n | paste -sd,)" \
+  "$RC $(jq -r '[.processes[].pid] | sort | join(",")' <<<"$OUT")"
+run_affix top --once --json -i 0.2 1 --pid "$idle,$spin"
+check "WHERE, then --pid with commas: of the two, the one that ran on CPU 1" "0 1|$spin" \
+  "$RC $(jq -r '[.cpus[].cpu] | join(",")' <<<"$OUT")|$(jq -r '[.processes[].pid] | sort | join(",")' <<<"$OUT")"
+run_affix top --once -i 0.2 --pid "$idle" node:0
+check "a word that is no PID ends the list: it is WHERE" "0" "$RC"
+run_affix top --once -i 0.2 1 --pid "$idle" node:0
+check "…and a second WHERE after it is refused" "2 affix: error: unexpected argument 'node:0' after the location '1'|$usage" "$RC $(errs)"
 # --name: the spinner's name is matched unescaped
 run_affix top --once --json -i 0.5 --name '^spin.\[31m$'
 check "--name" "$spin" "$(jq -r '[.processes[].pid] | join(",")' <<<"$OUT")"
