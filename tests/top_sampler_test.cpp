@@ -186,7 +186,8 @@ TEST_CASE("a frame: busy and IRQs per CPU, marks, topology indexes, threads unde
                   "\"comm\": \"spin\\u001b\", \"percent\": 75.0}]}") != std::string::npos);
   CHECK(json.find("{\"pid\": 100, \"comm\": \"server\", \"percent\": 75.0, \"threads\": 2, \"migrations_per_s\": "
                   "{\"smt\": 0.000, \"core\": 0.500, \"llc\": 0.000, \"node\": 0.000, \"socket\": 0.000}, "
-                  "\"pages\": {\"0\": 75, \"3\": 25}, \"remote_share\": 0.250, \"allowed\": \"3\", \"pinned\": true}") !=
+                  "\"pages\": {\"0\": 75, \"3\": 25}, \"remote_share\": 0.250, \"ran_on_nodes\": \"0\", \"allowed\": \"3\", "
+                  "\"pinned\": true}") !=
         std::string::npos);
   CHECK(json.find("{\"cpu\": 31, \"node\": 3, \"core\": 15, \"busy\": null, \"irqs_per_s\": null, "
                   "\"marks\": [\"offline\"], \"threads\": []}") != std::string::npos);
@@ -195,6 +196,37 @@ TEST_CASE("a frame: busy and IRQs per CPU, marks, topology indexes, threads unde
   CHECK(text.find("spin\\e") != std::string::npos);
   CHECK(text.find("spin\x1b") == std::string::npos);
   CHECK(text.find("node 1, socket 0\n llc 2\n") != std::string::npos);
+}
+
+TEST_CASE("a process whose threads ran on two nodes has no remote share (not 0.0%), and says where they ran", "[top]") {
+  FakeProc f;
+  write_stat(f, 1000, 0, 0, 0, 0, 0);
+  write_interrupts(f, 100, 1000);
+  f.process(100, "server", 2, 100, 50);
+  f.thread(100, 100, 0, {0, 10, 1, 5000000}, "server");
+  f.thread(100, 101, 3, {0, 20, 2, 7000000}, "worker");
+  f.root.write("proc/100/status", "Name:\tserver\nTgid:\t100\nCpus_allowed_list:\t0-30\nMems_allowed_list:\t0-3\n");
+  f.root.write("proc/100/numa_maps", "7f00 default anon=100 N0=60 N1=40\n");
+  FakeAffinity lists;
+  TopSampler s(SysRoot(f.root.path()), top_machine(), lists, TopFilter{});
+  s.set_clock(fake_clock);
+  g_now_ns = 5000000000;
+  s.next();
+  // Both ran: 100 on CPU 9 (node 1), 101 on CPU 3 (node 0).
+  write_stat(f, 1000, 60, 30, 20, 10, 80, 200);
+  write_interrupts(f, 300, 3000);
+  f.process(100, "server", 2, 100, 200);
+  f.thread(100, 100, 9, {1, 20, 2, 505000000}, "server");
+  f.thread(100, 101, 3, {0, 30, 3, 507000000}, "worker");
+  g_now_ns += 2000000000;
+  TopFrame fr = s.next();
+  REQUIRE(fr.processes.size() == 1);
+  const TopProcess& p = fr.processes[0];
+  CHECK(format_cpulist(p.ran_nodes) == "0-1");
+  CHECK_FALSE(p.remote_share);
+  std::string json = top_json(fr);
+  INFO(json);
+  CHECK(json.find("\"remote_share\": null, \"ran_on_nodes\": \"0-1\"") != std::string::npos);
 }
 
 TEST_CASE("the cost rule: a process whose CPU total did not move has none of its threads read", "[top]") {

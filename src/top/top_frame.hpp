@@ -56,8 +56,13 @@ struct TopProcess {
   unsigned threads = 0;
   Migrations migrations;    // in the interval; per second: / TopFrame::interval
   std::optional<NodePages> pages;  // anonymous pages per node; nullopt where unread
-  // Of the anonymous pages, the share on nodes none of the CPUs its
-  // threads ran on in the interval belongs to; nullopt where unknown.
+  // The nodes of the CPUs its threads ran on in the interval (where none
+  // ran: of the CPUs they last ran on), as watch has them.
+  CpuSet ran_nodes;
+  // Of the anonymous pages, the share (0 to 1) on nodes other than the one
+  // its threads ran on; nullopt where unknown, and where they ran on
+  // several nodes (numa_maps does not say whose pages are whose: the share
+  // is not defined, as watch says).
   std::optional<double> remote_share;
   CpuSet allowed;           // the main thread's CPU list
   bool pinned = false;      // allowed is narrower than every online CPU

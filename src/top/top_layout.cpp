@@ -8,6 +8,7 @@
 #include <map>
 
 #include "text.hpp"
+#include "top_output.hpp"
 
 namespace affix {
 
@@ -347,7 +348,7 @@ TopLine process_line(const TopFrame& frame, const TopProcess& p, size_t width) {
   b.add_cells(printable_cell(p.comm, 16), 16, TopStyle::Plain);
   b.add(fmt::format(" {:5.1f} {:4}", p.percent, p.threads));
   b.add(fmt::format(" {:>6}", compact_rate(migrations_per_s(frame, p))));
-  b.add(p.remote_share ? fmt::format(" {:5.1f}%", *p.remote_share * 100) : std::string("      -"));
+  b.add(fmt::format(" {:>6}", top_remote_text(p)));
   b.add(p.pinned ? " yes " : "  -  ", p.pinned ? TopStyle::Mark : TopStyle::Plain);
   // The CPU list in 11 columns (cut with '+'), then the anonymous pages
   // per node.

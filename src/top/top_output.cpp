@@ -17,6 +17,12 @@ std::string unit_text(const char* name, long id) { return id < 0 ? fmt::format("
 
 }  // namespace
 
+std::string top_remote_text(const TopProcess& p) {
+  if (p.remote_share) return fmt::format("{:.1f}%", *p.remote_share * 100);
+  if (p.pages && p.ran_nodes.count() > 1) return "multi";
+  return "-";
+}
+
 std::string top_json(const TopFrame& f) {
   JsonWriter j;
   j.begin_object();
@@ -68,6 +74,7 @@ std::string top_json(const TopFrame& f) {
     j.end_object();
     node_counts_field(j, "pages", p.pages);
     j.field("remote_share", p.remote_share);
+    j.field("ran_on_nodes", format_cpulist(p.ran_nodes));
     j.field("allowed", format_cpulist(p.allowed));
     j.field("pinned", p.pinned);
     j.end_object();
@@ -125,7 +132,7 @@ std::string top_text(const TopFrame& f, size_t rows) {
     if (p.pages)
       for (const auto& [n_id, count] : *p.pages) pages += fmt::format("{}{}:{}", pages.empty() ? "" : ",", n_id, count);
     out += fmt::format("  {:>5} {:>5.1f} {:>8}  {:<26} {:>6}  {:<16} {:<12} {}\n", p.pid, p.percent, p.threads, migr,
-                       p.remote_share ? fmt::format("{:.1f}%", *p.remote_share * 100) : std::string("-"),
+                       top_remote_text(p),
                        pages.empty() ? "-" : pages,
                        format_cpulist(p.allowed) + (p.pinned ? " pinned" : ""), printable(p.comm));
   }

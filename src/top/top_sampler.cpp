@@ -162,11 +162,8 @@ TopFrame TopSampler::next() {
     p.threads = r.threads;
     p.migrations = r.activity.migrations;
     p.pages = r.anon_pages;
-    if (r.anon_pages && r.remote_pages) {
-      unsigned long long all = 0;
-      for (const auto& [node, n] : *r.anon_pages) all += n;
-      if (all > 0) p.remote_share = static_cast<double>(*r.remote_pages) / static_cast<double>(all);
-    }
+    p.ran_nodes = r.ran_nodes;
+    if (auto share = r.remote_share()) p.remote_share = *share / 100.0;
     // Its main thread's CPU list: the kernel's under the default root, else status.
     CpuSet allowed;
     if (m_root.is_default()) {
