@@ -3,10 +3,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -19,6 +23,21 @@ uint64_t follow_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void systemd_notify(const char* state) {
+  const char* path = std::getenv("NOTIFY_SOCKET");
+  if (!path || (path[0] != '/' && path[0] != '@') || std::strlen(path) >= sizeof(sockaddr_un::sun_path)) return;
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  sockaddr_un to{};
+  to.sun_family = AF_UNIX;
+  const size_t len = std::strlen(path);
+  std::memcpy(to.sun_path, path, len);
+  if (to.sun_path[0] == '@') to.sun_path[0] = '\0';  // an abstract socket
+  sendto(fd, state, std::strlen(state), MSG_NOSIGNAL, reinterpret_cast<sockaddr*>(&to),
+         static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len));
+  close(fd);
 }
 
 namespace {
@@ -133,11 +152,15 @@ void FollowLoop::handle(const std::vector<ProcEvent>& events, bool whole) {
 
 void FollowLoop::on_signal(int signo, bool& stop) {
   if (signo == SIGTERM || signo == SIGINT) {
+    systemd_notify("STOPPING=1");
     stop = true;
     return;
   }
   if (signo == SIGHUP) {
-    if (m_handler.reload()) {
+    systemd_notify("RELOADING=1");
+    const bool taken = m_handler.reload();
+    systemd_notify("READY=1");
+    if (taken) {
       ++m_stats.reloads;
       m_placed.clear();  // the new rules decide afresh
       m_scan_due = true;
@@ -149,6 +172,7 @@ void FollowLoop::on_signal(int signo, bool& stop) {
 
 int FollowLoop::run(int signal_fd) {
   scan();
+  systemd_notify("READY=1");
   uint64_t next_tick = follow_now_ns() + uint64_t{m_options.tick_ms} * 1000000;
   uint64_t next_poll = follow_now_ns() + uint64_t{m_options.poll_ms} * 1000000;
   std::vector<ProcEvent> events;

@@ -148,6 +148,12 @@ private:
 // thread starts, so all inherit it) and returns a signalfd reading them.
 int follow_signal_fd();
 
+// Tells systemd (Type=notify: $NOTIFY_SOCKET) the state ("READY=1",
+// "RELOADING=1", "STOPPING=1"); nothing where it is not set. run() says
+// READY=1 after its first scan, RELOADING=1 and READY=1 around a reload,
+// STOPPING=1 when it stops.
+void systemd_notify(const char* state);
+
 // CLOCK_MONOTONIC in nanoseconds (the events' clock).
 uint64_t follow_now_ns();
 
