@@ -42,6 +42,7 @@
 #include "rules.hpp"
 #include "sched.hpp"
 #include "sysroot.hpp"
+#include "topology.hpp"
 
 namespace affix {
 
@@ -69,6 +70,8 @@ class ApplyWords {
   virtual SchedRequest sched(const std::optional<std::string>& policy, std::optional<int> nice) = 0;
   // A user name's uid; nullopt: no such user.
   virtual std::optional<uid_t> user_id(const std::string& name) = 0;
+  // The machine the words resolve on (its nodes, the threads' cpusets).
+  virtual const Topology& topology() const = 0;
 };
 
 // Per rule, since the engine was made (or adopted from the engine before a
