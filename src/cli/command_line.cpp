@@ -217,6 +217,7 @@ constexpr const OptionSpec* k_shield_options[] = {&k_help,   &k_isolated, &k_irq
                                                   &k_name,   &k_off,      &k_dry_run, &k_verbose};
 constexpr const OptionSpec* k_watch_options[] = {&k_help,    &k_interval, &k_intervals,
                                                  &k_threads, &k_json,     &k_tree};
+constexpr const OptionSpec* k_apply_options[] = {&k_help, &k_check, &k_dry_run, &k_json};
 constexpr const OptionSpec* k_top_options[] = {&k_help,    &k_once,     &k_json, &k_interval, &k_frames,
                                                &k_top_pid, &k_top_tree, &k_name, &k_root};
 
@@ -238,6 +239,8 @@ constexpr Grammar k_grammars[] = {
     {CommandKind::Top, "top",
      "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID,... | --tree PID | --name REGEX]",
      k_top_options, Words::Ids, false},
+    {CommandKind::Apply, "apply", "usage: affix apply [--dry-run] [--json] FILE | affix apply --check [--json] FILE",
+     k_apply_options, Words::Ids, false},
 };
 
 const Grammar& grammar(CommandKind kind) {

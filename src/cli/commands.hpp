@@ -18,7 +18,8 @@ int command_pin(const Args& args);      // cmd_pin.cpp
 int command_show(const Args& args);     // cmd_show.cpp
 int command_watch(const Args& args);    // cmd_watch.cpp
 int command_shield(const Args& args);
-int command_top(const Args& args);      // cmd_top.cpp   // cmd_shield.cpp (handles its own errors: 125 with a command)
+int command_top(const Args& args);      // cmd_top.cpp
+int command_apply(const Args& args);    // cmd_apply.cpp   // cmd_shield.cpp (handles its own errors: 125 with a command)
 
 // --irq of pin and show (cmd_irq.cpp): interrupts, not processes.
 struct CommandLine;
