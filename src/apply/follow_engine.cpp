@@ -163,9 +163,9 @@ void ApplyFollower::tick() {
     const std::string rule = printable(r.name.value);
     const std::string who = fmt::format("{} ({})", pid, printable(cp.comm));
     for (const auto& d : c.differences)
-      m_log(fmt::format("rule {}: {} is off its place: {}; moved by a process the kernel does not name (no process "
-                        "event reports a change of CPUs, policy or memory policy)",
-                        rule, who, d.text));
+      m_log(fmt::format("drift: {}; moved by a process the kernel does not name (no process event reports a "
+                        "change of CPUs, policy or memory policy)",
+                        d.text));
     if (!r.enforce) {
       m_log(fmt::format("rule {}: {} left there (enforce is not set)", rule, who));
       continue;
@@ -250,20 +250,6 @@ bool ApplyFollower::reload() {
   }
 }
 
-void ApplyFollower::follow_stats(const FollowStats& stats, bool following) {
-  std::lock_guard<std::mutex> hold(m_lock);
-  m_stats = stats;
-  m_following = following;
-  m_metrics.set("affix_follow_connector", {}, following ? 1 : 0);
-  m_metrics.set("affix_follow_events_total", {}, static_cast<double>(stats.events));
-  m_metrics.set("affix_follow_losses_total", {{"cause", "overrun"}}, static_cast<double>(stats.overruns));
-  m_metrics.set("affix_follow_losses_total", {{"cause", "gap"}}, static_cast<double>(stats.gaps));
-  m_metrics.set("affix_follow_scans_total", {}, static_cast<double>(stats.scans));
-  m_metrics.set("affix_follow_reloads_total", {{"result", "ok"}}, static_cast<double>(stats.reloads));
-  m_metrics.set("affix_follow_reloads_total", {{"result", "refused"}}, static_cast<double>(stats.reload_errors));
-  m_metrics.set("affix_follow_inherited_total", {}, static_cast<double>(stats.inherited));
-}
-
 void ApplyFollower::refresh_metrics() {
   std::lock_guard<std::mutex> hold(m_lock);
   const auto& rules = m_engine->rules().rules;
@@ -289,6 +275,17 @@ void ApplyFollower::refresh_metrics() {
     auto undone = m_undone.find(rules[i].name.value);
     m_metrics.set("affix_rule_drift_undone_total", l,
                   static_cast<double>(c.drift_undone + (undone == m_undone.end() ? 0 : undone->second)));
+  }
+  if (m_loop) {
+    const FollowStats& stats = m_loop->stats();
+    m_metrics.set("affix_follow_connector", {}, m_loop->following() ? 1 : 0);
+    m_metrics.set("affix_follow_events_total", {}, static_cast<double>(stats.events));
+    m_metrics.set("affix_follow_losses_total", {{"cause", "overrun"}}, static_cast<double>(stats.overruns));
+    m_metrics.set("affix_follow_losses_total", {{"cause", "gap"}}, static_cast<double>(stats.gaps));
+    m_metrics.set("affix_follow_scans_total", {}, static_cast<double>(stats.scans));
+    m_metrics.set("affix_follow_reloads_total", {{"result", "ok"}}, static_cast<double>(stats.reloads));
+    m_metrics.set("affix_follow_reloads_total", {{"result", "refused"}}, static_cast<double>(stats.reload_errors));
+    m_metrics.set("affix_follow_inherited_total", {}, static_cast<double>(stats.inherited));
   }
   for (const auto& [key, n] : m_migrations) {
     const auto& [rule, comm, level] = key;

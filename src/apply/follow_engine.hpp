@@ -62,9 +62,8 @@ public:
   std::optional<unsigned long long> start_time(pid_t pid) override;
   void note(const std::string& line) override { m_log(line); }
 
-  // The follower's own counters, shown with the rest (set by the caller
-  // after each batch: the loop's stats).
-  void follow_stats(const FollowStats& stats, bool following);
+  // The loop whose counters (FollowStats) the metrics show with the rest.
+  void attach(const FollowLoop* loop) { m_loop = loop; }
   // The text exposition of everything (called from the metrics server's thread).
   std::string metrics_text() const;
 
@@ -95,8 +94,7 @@ private:
   double m_watch_time = 0;
   mutable std::mutex m_lock;  // m_metrics: the loop writes, the server reads
   Metrics m_metrics;
-  FollowStats m_stats;
-  bool m_following = false;
+  const FollowLoop* m_loop = nullptr;
 };
 
 }  // namespace affix

@@ -9,6 +9,8 @@
 
 #include "apply_engine.hpp"
 #include "apply_words.hpp"
+#include "follow_engine.hpp"
+#include "metrics.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "diag.hpp"
@@ -40,11 +42,20 @@ int command_apply(const Args& args) {
   if (cl.check && cl.dry_run)
     throw Error(ErrorKind::Usage, "--check and --dry-run cannot be used together",
                 "--check verifies the placement, --dry-run shows what apply would change; neither changes anything");
+  if (cl.follow && (cl.check || cl.dry_run || cl.json))
+    throw Error(ErrorKind::Usage,
+                fmt::format("--follow cannot be used with {}", cl.check ? "--check" : cl.dry_run ? "--dry-run" : "--json"),
+                "usage: affix apply --follow [--metrics ADDR:PORT] FILE");
+  if (cl.metrics && !cl.follow && !cl.check)
+    throw Error(ErrorKind::Usage, "--metrics needs --follow (ADDR:PORT) or --check (FILE)",
+                "usage: affix apply --follow --metrics ADDR:PORT FILE | affix apply --check --metrics FILE FILE");
   const std::string& file = file_argument(cl);
+  if (cl.follow) return command_apply_follow(cl, file);
   std::unique_ptr<LoadedApply> loaded = load_apply_engine(file);
   ApplyEngine& engine = *loaded->engine;
   if (cl.check) {
     ApplyCheckReport report = engine.check_all();
+    if (cl.metrics) write_metrics_file(*cl.metrics, apply_check_metrics(engine.rules(), report, unix_now()));
     std::string out = cl.json ? apply_check_json(engine.rules(), report) : format_apply_check(engine.rules(), report);
     std::fputs(out.c_str(), stdout);
     return report.ok() ? k_exit_ok : k_exit_failed;

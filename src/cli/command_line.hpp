@@ -74,6 +74,8 @@ struct CommandLine {
   std::vector<std::string> command;
   bool command_given = false;  // "--" was given
   bool check = false;          // --check (with --json: the result as a document)
+  bool follow = false;                 // apply --follow
+  std::optional<std::string> metrics;  // apply --metrics ADDR:PORT (--follow) or FILE (--check)
   // pin and show: the words are IRQs and devices (affix(1), INTERRUPTS)
   bool irq = false;            // --irq
   // show

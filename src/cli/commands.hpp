@@ -26,6 +26,11 @@ struct CommandLine;
 int command_pin_irq(const CommandLine& cl);
 int command_show_irq(bool json, const std::string& root, const std::vector<std::string>& words);
 
+// apply --follow FILE (cmd_apply_follow.cpp): runs until SIGTERM or SIGINT.
+int command_apply_follow(const CommandLine& cl, const std::string& file);
+// The wall clock, in seconds since 1970 (apply --check --metrics' timestamp).
+double unix_now();
+
 // show --shield (cmd_shield.cpp): the shields and what runs on their CPUs.
 int command_show_shield(bool json, const std::string& root);
 
