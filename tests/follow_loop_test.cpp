@@ -32,7 +32,7 @@ struct FakeHandler : FollowHandler {
     ++scans;
     calls.push_back("scan");
   }
-  std::optional<unsigned long long> process(pid_t pid) override {
+  std::optional<unsigned long long> process(pid_t pid, uint64_t) override {
     calls.push_back("process " + std::to_string(pid));
     if (matches[pid] && starts.count(pid)) return starts[pid];
     return std::nullopt;

@@ -64,7 +64,7 @@ ApplyFollower::ApplyFollower(ApplyEngine& engine, Reload reload, const SysRoot& 
 
 ApplyFollower::~ApplyFollower() = default;
 
-std::optional<unsigned long long> ApplyFollower::outcome(const ProcessOutcome& o, const char* why) {
+std::optional<unsigned long long> ApplyFollower::outcome(const ProcessOutcome& o, const std::string& why) {
   if (!o.rule) return std::nullopt;
   const std::string who = fmt::format("{} ({})", o.pid, printable(o.comm));
   const std::string rule = printable(rule_name(*m_engine, *o.rule));
@@ -106,15 +106,21 @@ void ApplyFollower::scan() {
   refresh_metrics();
 }
 
-std::optional<unsigned long long> ApplyFollower::process(pid_t pid) {
-  auto got = outcome(m_engine->apply_process(pid), "");
+std::optional<unsigned long long> ApplyFollower::process(pid_t pid, uint64_t event_ns) {
+  ProcessOutcome o = m_engine->apply_process(pid);
+  // How long after the kernel's event the placement was made (bench/apply reads it).
+  const uint64_t now = follow_now_ns();
+  const std::string delay =
+      event_ns != 0 && now >= event_ns ? fmt::format(", {:.3f} ms after its event", static_cast<double>(now - event_ns) / 1e6)
+                                       : std::string();
+  auto got = outcome(o, delay);
   if (!got) m_matched.erase(pid);
   return got;
 }
 
 std::optional<unsigned long long> ApplyFollower::inherit(pid_t child, pid_t parent) {
   auto got = outcome(m_engine->apply_process(child),
-                     fmt::format(" (forked by {} before {} was placed)", parent, parent).c_str());
+                     fmt::format(" (forked by {} before {} was placed)", parent, parent));
   if (!got) m_matched.erase(child);
   return got;
 }

@@ -53,7 +53,7 @@ public:
   ~ApplyFollower() override;
 
   void scan() override;
-  std::optional<unsigned long long> process(pid_t pid) override;
+  std::optional<unsigned long long> process(pid_t pid, uint64_t event_ns) override;
   std::optional<unsigned long long> inherit(pid_t child, pid_t parent) override;
   void thread(pid_t pid, pid_t tid) override;
   void gone(pid_t pid) override;
@@ -74,7 +74,7 @@ private:
     std::string comm;
     size_t threads = 0;
   };
-  std::optional<unsigned long long> outcome(const ProcessOutcome& o, const char* why);
+  std::optional<unsigned long long> outcome(const ProcessOutcome& o, const std::string& why);
   void refresh_metrics();
   void sample_watch();
 

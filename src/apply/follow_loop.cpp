@@ -132,10 +132,10 @@ void FollowLoop::handle(const std::vector<ProcEvent>& events, bool whole) {
         }
         break;
       }
-      case ProcEvent::Kind::Exec: placed(e.tgid, m_handler.process(e.tgid)); break;
+      case ProcEvent::Kind::Exec: placed(e.tgid, m_handler.process(e.tgid, e.time_ns)); break;
       case ProcEvent::Kind::Comm:
         if (e.pid == e.tgid)
-          placed(e.tgid, m_handler.process(e.tgid));
+          placed(e.tgid, m_handler.process(e.tgid, e.time_ns));
         else if (placement(e.tgid))
           m_handler.thread(e.tgid, e.pid);
         break;

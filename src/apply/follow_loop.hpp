@@ -72,8 +72,9 @@ public:
   virtual void scan() = 0;
   // A process that execed or was renamed (or a fork's child, see above):
   // the start time of the process placed where a rule matched it and it
-  // was placed (or already was), nullopt otherwise.
-  virtual std::optional<unsigned long long> process(pid_t pid) = 0;
+  // was placed (or already was), nullopt otherwise. `event_ns`: when the
+  // kernel sent the event (CLOCK_MONOTONIC), for the log's delay.
+  virtual std::optional<unsigned long long> process(pid_t pid, uint64_t event_ns) = 0;
   // `child` was forked by `parent` before `parent` was placed: place it
   // as its parent is. Same return as process().
   virtual std::optional<unsigned long long> inherit(pid_t child, pid_t parent) = 0;
