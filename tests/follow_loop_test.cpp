@@ -205,6 +205,10 @@ TEST_CASE("follow: threads' names and threads of placed processes go to the hand
                simple(ProcEvent::Kind::Exit, 400, 0, 5, 400)},
               true);
   CHECK(h.calls == std::vector<std::string>{"thread 400 401", "process 500", "gone 400"});
+  // An exec's own rename (COMM, sent before its EXEC): one look, at the exec.
+  h.calls.clear();
+  loop.handle({simple(ProcEvent::Kind::Comm, 500, 0, 7), simple(ProcEvent::Kind::Exec, 500, 0, 8)}, true);
+  CHECK(h.calls == std::vector<std::string>{"process 500"});
   h.calls.clear();
   loop.handle({fork_event(400, 402, 0, 0, 6, 400)}, true);  // gone: its threads are no longer followed
   CHECK(h.calls.empty());

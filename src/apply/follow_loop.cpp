@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdlib>
@@ -99,6 +100,12 @@ void FollowLoop::handle(const std::vector<ProcEvent>& events, bool whole) {
         m_stats.buffer_bytes / 1024));
     m_scan_due = true;
   }
+  // An exec renames the process (COMM) before its EXEC event is sent:
+  // one look at it, at the exec, where both are in the batch.
+  std::vector<pid_t> execs;
+  for (const auto& e : events)
+    if (e.kind == ProcEvent::Kind::Exec) execs.push_back(e.tgid);
+  std::sort(execs.begin(), execs.end());
   for (const auto& e : events) {
     if (e.kind == ProcEvent::Kind::Ack) continue;
     ++m_stats.events;
@@ -134,8 +141,10 @@ void FollowLoop::handle(const std::vector<ProcEvent>& events, bool whole) {
       }
       case ProcEvent::Kind::Exec: placed(e.tgid, m_handler.process(e.tgid, e.time_ns)); break;
       case ProcEvent::Kind::Comm:
-        if (e.pid == e.tgid)
-          placed(e.tgid, m_handler.process(e.tgid, e.time_ns));
+        if (e.pid == e.tgid) {
+          if (!std::binary_search(execs.begin(), execs.end(), e.tgid))
+            placed(e.tgid, m_handler.process(e.tgid, e.time_ns));
+        }
         else if (placement(e.tgid))
           m_handler.thread(e.tgid, e.pid);
         break;

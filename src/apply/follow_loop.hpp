@@ -15,6 +15,8 @@
 //   CPU's event numbers, cn_msg.seq) is counted, the socket's buffer grown
 //   (ENOBUFS), and followed by a scan of every process;
 // - a process is looked at on its exec and on its name's change (COMM);
+//   an exec's own COMM (the kernel renames the process before it sends the
+//   EXEC) is not looked at twice where both come in one batch;
 //   a fork is looked at only where its parent was placed: the child of an
 //   unplaced process has its parent's name, executable, command line and
 //   user, so no rule the parent missed matches it, and the child of a
