@@ -84,7 +84,7 @@ expect_lacks() {
 }
 
 # 1. Commands.
-expect_exact "affix " run pin show topo explain watch top shield socket: node: die: llc: core: cpu: kind: all self
+expect_exact "affix " run pin show topo explain watch top shield apply socket: node: die: llc: core: cpu: kind: all self
 expect_exact "affix e" explain
 expect_exact "affix pi" pin
 # 2. Options, per command.
