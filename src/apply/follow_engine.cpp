@@ -59,7 +59,41 @@ ApplyFollower::ApplyFollower(ApplyEngine& engine, Reload reload, const SysRoot& 
     : m_engine(&engine), m_reload(std::move(reload)), m_root(root), m_topo(topo), m_affinity(affinity),
       m_log(std::move(log)) {
   declare_families(m_metrics);
+  prepare_prefilter();
   refresh_metrics();
+}
+
+void ApplyFollower::prepare_prefilter() {
+  m_comm_rules.clear();
+  m_prefilter = true;
+  for (const Rule& r : m_engine->rules().rules) {
+    if (!r.match.comm) {
+      m_prefilter = false;
+      return;
+    }
+    Rule only;
+    only.match.comm = r.match.comm;
+    m_comm_rules.push_back(std::move(only));
+  }
+}
+
+bool ApplyFollower::may_match(pid_t pid) {
+  if (!m_prefilter) return true;
+  std::optional<StatLine> st;
+  try {
+    st = read_stat(m_root, proc_dir(pid));
+  } catch (const Error&) {
+    return true;  // the engine says what it is
+  }
+  if (!st) return false;  // gone
+  ProcessFacts f;
+  f.pid = pid;
+  f.comm = st->comm;
+  f.kernel_thread = (st->flags & k_pf_kthread) != 0;
+  if (f.kernel_thread) return false;
+  for (const Rule& r : m_comm_rules)
+    if (rule_matches(r, f)) return true;
+  return false;
 }
 
 ApplyFollower::~ApplyFollower() = default;
@@ -107,6 +141,10 @@ void ApplyFollower::scan() {
 }
 
 std::optional<unsigned long long> ApplyFollower::process(pid_t pid, uint64_t event_ns) {
+  if (!may_match(pid)) {
+    if (m_matched.erase(pid)) m_engine->forget(pid);  // renamed out of its rule
+    return std::nullopt;
+  }
   ProcessOutcome o = m_engine->apply_process(pid);
   // How long after the kernel's event the placement was made (bench/apply reads it).
   const uint64_t now = follow_now_ns();
@@ -246,6 +284,7 @@ bool ApplyFollower::reload() {
     ApplyEngine& next = m_reload();
     next.adopt_counters(*m_engine);
     m_engine = &next;
+    prepare_prefilter();
     m_matched.clear();
     m_log(fmt::format("rules read again: {} rule{}", next.rules().rules.size(),
                       next.rules().rules.size() == 1 ? "" : "s"));

@@ -76,6 +76,11 @@ private:
   };
   std::optional<unsigned long long> outcome(const ProcessOutcome& o, const std::string& why);
   void refresh_metrics();
+  // The cheap test before the engine's (six files of /proc): where every
+  // rule names a comm, a process whose comm (its stat line, one read)
+  // none of them matches is matched by none (rule_matches needs every key).
+  void prepare_prefilter();
+  bool may_match(pid_t pid);
   void sample_watch();
 
   ApplyEngine* m_engine;
@@ -95,6 +100,8 @@ private:
   mutable std::mutex m_lock;  // m_metrics: the loop writes, the server reads
   Metrics m_metrics;
   const FollowLoop* m_loop = nullptr;
+  std::vector<Rule> m_comm_rules;  // each rule's comm alone (prepare_prefilter)
+  bool m_prefilter = false;        // every rule names a comm
 };
 
 }  // namespace affix
