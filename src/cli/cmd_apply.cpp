@@ -39,7 +39,7 @@ int command_apply(const Args& args) {
   }
   if (cl.check && cl.dry_run)
     throw Error(ErrorKind::Usage, "--check and --dry-run cannot be used together",
-                "--check verifies the placement, --dry-run shows what apply would change; neither changes anything");
+                "--check verifies the placement, --dry-run shows what a pin would change; neither changes anything");
   const std::string& file = file_argument(cl);
   std::unique_ptr<LoadedApply> loaded = load_apply_engine(file);
   ApplyEngine& engine = *loaded->engine;
