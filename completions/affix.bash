@@ -16,9 +16,9 @@ _affix_pin_opts="$_affix_shape_opts --weights --spread --tid --tree -v --verbose
 _affix_show_opts="--json --tree --pinned --cpu --irq --shield --root -h --help"
 _affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose -h --help"
 _affix_topo_opts="--json --root -h --help"
+_affix_apply_opts="--check --dry-run --json --follow --metrics -h --help"
 _affix_watch_opts="-i --interval -c --count --threads --json --tree -h --help"
 _affix_top_opts="--once --json -i --interval -n --frames --pid --tree --name --root -h --help"
-_affix_apply_opts="--check --dry-run --json --follow --metrics -h --help"
 _affix_global_opts="-h --help -V --version"
 
 # Prints the numbers of the GPUs under root $1 (gpuN: the PCI functions of
@@ -459,8 +459,7 @@ _affix()
             _affix_where "$cur" "$root"
             _affix_trim "$cur"
             ;;
-        apply)  # the rules FILE
-            compopt -o filenames 2>/dev/null
+        apply)  # the rules file
             COMPREPLY=($(compgen -f -- "$cur"))
             ;;
     esac

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -253,6 +254,22 @@ struct ApplyEngine::Impl {
     o.comm = f.comm;
     o.rule = idx;
     o.also = std::move(also);
+    // Where everything is already in place nothing is set (a second run,
+    // and enforce, leave a placed process alone: the process step would
+    // take a named thread through `where` on its way back to its glob's).
+    {
+      ApplyCheckReport now;
+      check(f, idx, {}, now, false);
+      if (now.ok() && now.processes.size() == 1) {
+        o.status = ProcessStatus::Already;
+        o.processes = 1;
+        o.threads = now.processes.front().threads;
+        o.text = fmt::format("{}: {} where the rule says (nothing to change)\n", f.pid,
+                             plural(o.threads, "thread", "threads"));
+        if (!dry_run) note_match(idx, f, o.threads);
+        return o;
+      }
+    }
     std::optional<PinReport> whole, named;
     std::string migrated;
     try {
@@ -319,7 +336,8 @@ struct ApplyEngine::Impl {
   }
 
   // The differences of one process against its rule.
-  void check(const ProcessFacts& f, size_t idx, std::vector<size_t> also, ApplyCheckReport& out) {
+  void check(const ProcessFacts& f, size_t idx, std::vector<size_t> also, ApplyCheckReport& out,
+             bool count = true) {
     const Rule& r = rules.rules[idx];
     CheckedProcess cp;
     cp.pid = f.pid;
@@ -373,8 +391,8 @@ struct ApplyEngine::Impl {
           for (const auto& o : t.off_policy) {
             if (skip_pid(o.pid)) continue;
             add(DifferenceKind::Sched, o.pid, o.tid,
-                fmt::format("{}: {} (asked: {})", thread_label(o.pid, o.tid, o.comm, f.comm), sched_attr_text(o.have),
-                            sched_request_text(sched[idx])));
+                fmt::format("{}: {} (asked: {})", thread_label(o.pid, o.tid, o.comm, f.comm),
+                            sched_have_text(o.have, sched[idx]), sched_request_text(sched[idx])));
           }
           if (t.mem)
             for (const auto& m : t.memory) {
@@ -406,8 +424,17 @@ struct ApplyEngine::Impl {
       if (!still || still->start_time != f.start_time) return;  // exited: nothing to check
       add(DifferenceKind::Gone, f.pid, 0, fmt::format("{}: cannot be checked: {}", process_label(f.pid, f.comm), error_text(e)));
     }
+    // A thread's lines together, threads in TID order (the memory of a
+    // process, TID 0, after its threads).
+    std::stable_sort(out.differences.begin() + static_cast<std::ptrdiff_t>(before), out.differences.end(),
+                     [](const Difference& a, const Difference& b) {
+                       auto key = [](const Difference& d) {
+                         return std::make_tuple(d.pid, d.tid == 0 ? k_max_pid + 1 : d.tid, static_cast<int>(d.kind));
+                       };
+                       return key(a) < key(b);
+                     });
     cp.ok = out.differences.size() == before;
-    if (!cp.ok) counters[idx].drift_seen += 1;
+    if (!cp.ok && count) counters[idx].drift_seen += 1;
     out.processes.push_back(std::move(cp));
   }
 

@@ -64,6 +64,17 @@ void names_field(JsonWriter& j, const RuleSet& rules, std::string_view key, cons
   j.end_array();
 }
 
+// "rule web: matched nothing", or where every process it matches went to
+// an earlier rule, says so.
+template <class Processes>
+std::string unmatched_line(const RuleSet& rules, size_t i, const Processes& processes) {
+  size_t lost = 0;
+  for (const auto& p : processes) lost += std::find(p.also.begin(), p.also.end(), i) != p.also.end();
+  if (lost == 0) return fmt::format("rule {}: matched nothing\n", rule_name(rules, i));
+  return fmt::format("rule {}: no process of its own ({} it matches went to an earlier rule)\n", rule_name(rules, i),
+                     plural(lost, "process", "processes"));
+}
+
 }  // namespace
 
 std::string format_apply(const RuleSet& rules, const ApplyReport& report) {
@@ -75,7 +86,7 @@ std::string format_apply(const RuleSet& rules, const ApplyReport& report) {
     for (const auto& q : report.irqs) irqs = irqs || q.rule == i;
     bool unmatched = std::find(report.unmatched.begin(), report.unmatched.end(), i) != report.unmatched.end();
     if (unmatched) {
-      out += fmt::format("rule {}: matched nothing\n", rule_name(rules, i));
+      out += unmatched_line(rules, i, report.processes);
       continue;
     }
     if (n > 0) out += fmt::format("rule {}: {}\n", rule_name(rules, i), plural(n, "process", "processes"));
@@ -182,7 +193,7 @@ std::string format_apply_check(const RuleSet& rules, const ApplyCheckReport& rep
   for (const auto& p : report.processes)
     if (!p.also.empty())
       out += fmt::format("{}: {} ({}) {}\n", rule_name(rules, p.rule), p.pid, printable(p.comm), also_text(rules, p.also));
-  for (size_t i : report.unmatched) out += fmt::format("rule {}: matched nothing\n", rule_name(rules, i));
+  for (size_t i : report.unmatched) out += unmatched_line(rules, i, report.processes);
   std::string what = plural(report.processes.size(), "process", "processes");
   if (report.irqs_checked > 0) what += ", " + plural(report.irqs_checked, "IRQ");
   if (report.ok())

@@ -33,8 +33,11 @@ class Parser {
  public:
   explicit Parser(const std::string& file) : m_file(file) {}
 
+  // Every error of the file: "FILE:LINE:COL: WHAT" (docs/errors.md lists
+  // each WHAT).
   [[noreturn]] void fail(SourcePos at, const std::string& what, const std::string& hint = {}) const {
-    throw Error(ErrorKind::Usage, fmt::format("{}:{}:{}: {}", printable(m_file), at.line, at.column, what), hint);
+    std::string located = fmt::format("{}:{}:{}: ", printable(m_file), at.line, at.column) + what;
+    throw Error(ErrorKind::Usage, located, hint);
   }
 
   Located<std::string> text(const toml::node& v, std::string_view key) const {

@@ -20,6 +20,18 @@ namespace affix {
 
 namespace {
 
+// The option parsers' errors in a file's words: "invalid policy 'x'", not
+// "invalid --policy 'x'" (the file has keys, not options).
+template <class F> auto as_key(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    std::string what = e.what();
+    if (what.rfind("invalid --", 0) == 0) what = "invalid " + what.substr(10);
+    throw Error(e.kind(), what, e.hint());
+  }
+}
+
 class RuleWordsOnMachine : public ApplyWords {
  public:
   RuleWordsOnMachine(const SysRoot& root, Topology topo) : m_root(root), m_topo(std::move(topo)), m_env(process_env()) {}
@@ -27,7 +39,7 @@ class RuleWordsOnMachine : public ApplyWords {
   ApplyPlace place(const std::string& where, const std::optional<std::string>& mem, pid_t pid) override {
     PlacementRequest request;
     request.where = where;
-    if (mem) request.mem = parse_mem_option(*mem);
+    if (mem) request.mem = as_key([&] { return parse_mem_option(*mem); });
     Placement p;
     if (pid == 0) {
       p = resolve_on_machine(m_root, request, m_topo, m_env);
@@ -47,7 +59,7 @@ class RuleWordsOnMachine : public ApplyWords {
   }
 
   void check_mem(const std::string& mem) override {
-    MemRequest m = parse_mem_option(mem);
+    MemRequest m = as_key([&] { return parse_mem_option(mem); });
     if (m.policy == MemPolicy::Weighted)
       throw Error(ErrorKind::Usage, "mem = \"weighted\" is not for rules: its weights are the machine's",
                   "'affix pin --mem weighted --weights ... --migrate' sets them and moves the pages");
@@ -55,7 +67,7 @@ class RuleWordsOnMachine : public ApplyWords {
 
   SchedRequest sched(const std::optional<std::string>& policy, std::optional<int> nice) override {
     SchedRequest s;
-    if (policy) s.policy = parse_policy_option(*policy);
+    if (policy) s.policy = as_key([&] { return parse_policy_option(*policy); });
     if (nice) s.nice = *nice;
     check_sched_options(s);
     check_sched_support(s, linux_os().sched_support());

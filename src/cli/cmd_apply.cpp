@@ -41,7 +41,7 @@ int command_apply(const Args& args) {
   }
   if (cl.check && cl.dry_run)
     throw Error(ErrorKind::Usage, "--check and --dry-run cannot be used together",
-                "--check verifies the placement, --dry-run shows what apply would change; neither changes anything");
+                "--check verifies the placement, --dry-run shows what a pin would change; neither changes anything");
   if (cl.follow && (cl.check || cl.dry_run || cl.json))
     throw Error(ErrorKind::Usage,
                 fmt::format("--follow cannot be used with {}", cl.check ? "--check" : cl.dry_run ? "--dry-run" : "--json"),
