@@ -4,7 +4,8 @@
 #   label), and a private Prometheus (Debian's, on 127.0.0.1, scraping every
 #   second) returns the rule's placement count through its HTTP API;
 # - --check --metrics FILE writes the textfile collector's file.
-# Only processes this test starts, placed within CPUs 0 and 1.
+# Only processes this test starts, placed within CPUs 0 and 1 (named
+# affix-m1: apply_follow.sh, which may run beside it, follows affix-t1).
 source "$AFFIX_SOURCE_DIR/tests/cli/check_lib.bash"
 command -v prometheus >/dev/null || { echo "FAIL: prometheus is not installed (scripts/setup)"; exit 1; }
 tmp=$(mktemp -d /tmp/affix-metrics-XXXXXX)
@@ -22,7 +23,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 cat >"$tmp/rules.toml" <<'R'
 [[rule]]
 name = "t1"
-comm = "affix-t1"
+comm = "affix-m1"
 where = "cpu:1"
 
 [[rule]]
@@ -30,7 +31,7 @@ name = "nothing"
 comm = "affix-no-such-process"
 where = "cpu:0"
 R
-ln -s /bin/sleep "$tmp/affix-t1"
+ln -s /bin/sleep "$tmp/affix-m1"
 
 "$AFFIX" apply --follow --metrics 127.0.0.1:0 "$tmp/rules.toml" 2>"$tmp/log" &
 pids+=($!)
@@ -38,7 +39,7 @@ wait_for 20 log_has "$tmp/log" "metrics on http://127.0.0.1:" || { cat "$tmp/log
 url=$(grep -o 'http://127.0.0.1:[0-9]*/metrics' "$tmp/log")
 port=${url#http://127.0.0.1:}; port=${port%/metrics}
 
-taskset -c 0-1 "$tmp/affix-t1" 300 &
+taskset -c 0-1 "$tmp/affix-m1" 300 &
 p1=$!
 pids+=("$p1")
 wait_for 10 cpus_is "$p1" 1
@@ -54,7 +55,7 @@ check "every family's TYPE before its samples" "" "$(awk '/^# TYPE/ {typed[$3]=1
 check "each series once" "0" "$(grep -v '^#' <<<"$text" | awk '{print $1}' | sort | uniq -d | wc -l)"
 check "no PID label" "0" "$(grep -c 'pid=' <<<"$text")"
 # watch's counters: from the second tick after it was matched (the first starts the sampling).
-migrations() { curl -s "$url" | grep -c '^affix_process_migrations_total{comm="affix-t1",level="[a-z]*",rule="t1"} [0-9]*$'; }
+migrations() { curl -s "$url" | grep -c '^affix_process_migrations_total{comm="affix-m1",level="[a-z]*",rule="t1"} [0-9]*$'; }
 wait_for 10 eval '[[ $(migrations) == 5 ]]'
 check "migration counters by rule, comm and level (smt core llc node socket)" '5' "$(migrations)"
 check "/metrics: text/plain 0.0.4" "text/plain; version=0.0.4; charset=utf-8" "$(curl -s -o /dev/null -w '%{content_type}' "$url")"
