@@ -5,10 +5,10 @@
 # from $AFFIX_COMPLETION_ROOT), PIDs for pin, show, watch and top --pid/--tree, shield names
 # for shield --off, and the wrapped command after WHERE (run, shield). Works with or without the bash-completion package.
 
-_affix_commands="run pin show topo explain watch top shield"
+_affix_commands="run pin show topo explain watch top shield apply"
 _affix_levels="socket node die llc core cpu"
 # Options that take a value, and the options of each command.
-_affix_value_opts=" -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off "
+_affix_value_opts=" -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off --metrics "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp"
 _affix_run_opts="$_affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help"
 _affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help"
@@ -16,6 +16,7 @@ _affix_pin_opts="$_affix_shape_opts --weights --spread --tid --tree -v --verbose
 _affix_show_opts="--json --tree --pinned --cpu --irq --shield --root -h --help"
 _affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose -h --help"
 _affix_topo_opts="--json --root -h --help"
+_affix_apply_opts="--check --dry-run --json --follow --metrics -h --help"
 _affix_watch_opts="-i --interval -c --count --threads --json --tree -h --help"
 _affix_top_opts="--once --json -i --interval -n --frames --pid --tree --name --root -h --help"
 _affix_global_opts="-h --help -V --version"
@@ -316,6 +317,10 @@ _affix_value()
             COMPREPLY=($(compgen -d -- "$cur"))
             ;;
         --off) COMPREPLY=($(compgen -W "$(ls "$root/run/affix/shields" 2>/dev/null)" -- "$cur")) ;;
+        --metrics)  # apply: ADDR:PORT (--follow) or a FILE (--check)
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
+            ;;
         --shield-mem)  # shield --mem=NODES
             local pre=
             [[ $cur == *,* ]] && pre=${cur%,*},
@@ -453,6 +458,9 @@ _affix()
         top)
             _affix_where "$cur" "$root"
             _affix_trim "$cur"
+            ;;
+        apply)  # the rules file
+            COMPREPLY=($(compgen -f -- "$cur"))
             ;;
     esac
     return 0

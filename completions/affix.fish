@@ -5,8 +5,8 @@
 # $AFFIX_COMPLETION_ROOT), PIDs for pin, show, watch and top, shield names for
 # shield --off, and the wrapped command after WHERE (run, shield).
 
-set -g __affix_commands run pin show topo explain watch top shield
-set -g __affix_value_opts -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off
+set -g __affix_commands run pin show topo explain watch top shield apply
+set -g __affix_value_opts -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off --metrics
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
 set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help
@@ -14,6 +14,7 @@ set -g __affix_opts_pin $__affix_shape_opts --weights --spread --tid --tree -v -
 set -g __affix_opts_show --json --tree --pinned --cpu --irq --shield --root -h --help
 set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --verbose -h --help
 set -g __affix_opts_topo --json --root -h --help
+set -g __affix_opts_apply --check --dry-run --json --follow --metrics -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json --tree -h --help
 set -g __affix_opts_top --once --json -i --interval -n --frames --pid --tree --name --root -h --help
 
@@ -374,6 +375,7 @@ complete -c affix -n '__affix_next first' -a 'explain' -d 'resolve WHERE, change
 complete -c affix -n '__affix_next first' -a 'watch' -d 'how threads move, where memory is'
 complete -c affix -n '__affix_next first' -a 'top' -d 'the whole machine, live, by topology'
 complete -c affix -n '__affix_next first' -a 'shield' -d 'fence CPUs off for one program'
+complete -c affix -n '__affix_next first' -a 'apply' -d 'apply a rules file to what runs now'
 complete -c affix -n '__affix_next first where' -a '(__affix_where)'
 complete -c affix -n '__affix_next pids tids' -a '(__affix_pids)'
 complete -c affix -n '__affix_next wrapped' -a '(__affix_wrapped)'
@@ -433,7 +435,14 @@ complete -c affix -n '__affix_for show' -l irq -d 'interrupts: CPU lists, device
 # show, topo, explain
 complete -c affix -n '__affix_for show topo explain' -l json -d 'one JSON document'
 complete -c affix -n '__affix_for show topo explain' -l root -x -a '(__fish_complete_directories)' -d 'read DIR/sys and DIR/proc'
-complete -c affix -n '__affix_for run pin show topo explain watch top shield; and not __affix_next first' -s h -l help -d 'print usage'
+complete -c affix -n '__affix_for run pin show topo explain watch top shield apply; and not __affix_next first' -s h -l help -d 'print usage'
+# apply: the rules file, and its options
+complete -c affix -n '__affix_for apply' -F
+complete -c affix -n '__affix_for apply' -l check -d 'is everything where the rules say? exit 0 or 1'
+complete -c affix -n '__affix_for apply' -l dry-run -d 'print what would be done, change nothing'
+complete -c affix -n '__affix_for apply' -l json -d 'one JSON document'
+complete -c affix -n '__affix_for apply' -l follow -d 'keep applying: new processes, enforce, SIGHUP reloads'
+complete -c affix -n '__affix_for apply' -l metrics -r -F -d 'ADDR:PORT (--follow) or FILE (--check)'
 # top
 complete -c affix -n '__affix_for top' -l once -d 'one interval, then print it'
 complete -c affix -n '__affix_for top' -l json -d 'with --once, one JSON object'

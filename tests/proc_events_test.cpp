@@ -186,3 +186,41 @@ TEST_CASE("proc events: the kernel names a fork of ours, or says why it cannot")
   }
   CHECK(named);
 }
+
+TEST_CASE("proc events: a comm change names the task and its new name; every event its CPU and number") {
+  // comm_proc_event: pid, tgid, then 16 bytes of name ("affix-t1", NUL-padded).
+  char name[16] = "affix-t1";
+  std::vector<int32_t> fields = {77, 70};
+  for (int i = 0; i < 4; ++i) {
+    int32_t word;
+    std::memcpy(&word, name + 4 * i, 4);
+    fields.push_back(word);
+  }
+  auto buf = join({message(proc_event::PROC_EVENT_COMM, 10, fields), message(proc_event::PROC_EVENT_EXEC, 11, {70, 70})});
+  uint32_t cpu = 1, seq = 41;
+  std::memcpy(&buf[40], &cpu, 4);  // proc_event.cpu
+  std::memcpy(&buf[24], &seq, 4);  // cn_msg.seq
+  std::vector<ProcEvent> out;
+  REQUIRE(parse_proc_events(buf.data(), buf.size(), out) == 2);
+  CHECK(out[0].kind == ProcEvent::Kind::Comm);
+  CHECK((out[0].pid == 77 && out[0].tgid == 70));
+  CHECK(out[0].comm == "affix-t1");
+  CHECK((out[0].cpu == 1 && out[0].seq == 41));
+  CHECK((out[1].cpu == 0 && out[1].seq == 0));
+  // A name that fills its 16 bytes has no NUL: cut at 16.
+  std::memset(name, 'x', 16);
+  fields.resize(2);
+  for (int i = 0; i < 4; ++i) {
+    int32_t word;
+    std::memcpy(&word, name + 4 * i, 4);
+    fields.push_back(word);
+  }
+  auto full = message(proc_event::PROC_EVENT_COMM, 10, fields);
+  out.clear();
+  REQUIRE(parse_proc_events(full.data(), full.size(), out) == 1);
+  CHECK(out[0].comm == std::string(16, 'x'));
+  // Too short to hold its IDs: skipped.
+  auto cut = message(proc_event::PROC_EVENT_COMM, 10, {77});
+  out.clear();
+  CHECK(parse_proc_events(cut.data(), cut.size(), out) == 0);
+}

@@ -52,6 +52,10 @@ constexpr CommandEntry k_commands[] = {
      "               [--dry-run] [-- COMMAND...]          fence CPUs off for one program\n"
      "  affix shield --off NAME                           remove a shield, put everything back\n",
      command_shield},
+    {"apply",
+     "  affix apply [--dry-run] [--json] FILE             apply a rules file to what runs now\n"
+     "  affix apply --check [--json] FILE                 is everything where the rules say?\n",
+     command_apply},
 };
 
 std::string usage() {

@@ -251,6 +251,33 @@ std::string command_help(CommandKind kind) {
              "it: an error says why); 125 affix failed (the shield is not left behind); 126/127 the command could not be executed / was not found.\n"
              "Without: 0 success; 1 the shield could not be made or removed (nothing is left\n"
              "half made); 2 usage, location or resolution error.\n";
+    case CommandKind::Apply:
+      return "Apply a rules file (TOML: [[rule]] tables, see affix(1), APPLY) to what runs\n"
+             "now: each process gets the first rule that matches it (comm, exe, cmdline,\n"
+             "cgroup, unit, user), all or nothing per process as pin moves it; IRQ rules\n"
+             "move interrupts. A file with an error is refused whole (FILE:LINE:COL).\n"
+             "Usage: affix apply [--dry-run] [--json] FILE\n"
+             "       affix apply --check [--json] [--metrics FILE] FILE\n"
+             "       affix apply --follow [--metrics ADDR:PORT] FILE\n"
+             "\n"
+             "Options:\n"
+             "  -h,--help                   Print this help message and exit\n"
+             "  --check                     change nothing: exit 0 where everything a rule\n"
+             "                              matches is where it says, else 1 with one line per\n"
+             "                              difference\n"
+             "  --dry-run                   print what would be done, change nothing\n"
+             "  --json                      one JSON document\n"
+             "  --follow                    keep applying: place new processes and threads as\n"
+             "                              they start (process events, else a scan of /proc\n"
+             "                              every second), put back what others move (enforce);\n"
+             "                              SIGHUP reads FILE again, SIGTERM stops\n"
+             "  --metrics ADDR:PORT|FILE    with --follow: serve Prometheus metrics on\n"
+             "                              http://ADDR:PORT/metrics; with --check: write them\n"
+             "                              to FILE (node exporter's textfile collector)\n"
+             "\n"
+             "Exit status: 0 success (rules that match nothing included); 1 a process or\n"
+             "IRQ rule failed (each put back), or --check found a difference; 2 usage error\n"
+             "or an error in FILE (nothing applied).\n";
   }
   return {};
 }

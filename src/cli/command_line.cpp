@@ -159,6 +159,9 @@ constexpr OptionSpec k_migrate{"migrate", 0, Value::None,
                                [](CommandLine& cl, const Given&) { cl.migrate = true; }};
 constexpr OptionSpec k_tree{"tree", 0, Value::None, [](CommandLine& cl, const Given&) { cl.tree = true; }};
 constexpr OptionSpec k_check{"check", 0, Value::None, [](CommandLine& cl, const Given&) { cl.check = true; }};
+constexpr OptionSpec k_follow{"follow", 0, Value::None, [](CommandLine& cl, const Given&) { cl.follow = true; }};
+constexpr OptionSpec k_metrics{"metrics", 0, Value::NonEmpty,
+                               [](CommandLine& cl, const Given& g) { cl.metrics = *g.value; }};
 // pin and show
 constexpr OptionSpec k_irq{"irq", 0, Value::None, [](CommandLine& cl, const Given&) { cl.irq = true; }};
 // topo and show
@@ -217,6 +220,7 @@ constexpr const OptionSpec* k_shield_options[] = {&k_help,   &k_isolated, &k_irq
                                                   &k_name,   &k_off,      &k_dry_run, &k_verbose};
 constexpr const OptionSpec* k_watch_options[] = {&k_help,    &k_interval, &k_intervals,
                                                  &k_threads, &k_json,     &k_tree};
+constexpr const OptionSpec* k_apply_options[] = {&k_help, &k_check, &k_dry_run, &k_json, &k_follow, &k_metrics};
 constexpr const OptionSpec* k_top_options[] = {&k_help,    &k_once,     &k_json, &k_interval, &k_frames,
                                                &k_top_pid, &k_top_tree, &k_name, &k_root};
 
@@ -238,6 +242,10 @@ constexpr Grammar k_grammars[] = {
     {CommandKind::Top, "top",
      "usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]",
      k_top_options, Words::Ids, false},
+    {CommandKind::Apply, "apply",
+     "usage: affix apply [--dry-run] [--json] FILE | affix apply --check [--json] [--metrics FILE] FILE | affix apply "
+     "--follow [--metrics ADDR:PORT] FILE",
+     k_apply_options, Words::Ids, false},
 };
 
 const Grammar& grammar(CommandKind kind) {

@@ -1,5 +1,5 @@
 #pragma once
-// The command lines of all seven commands: argv words -> a plain struct.
+// The command lines of all the commands: argv words -> a plain struct.
 // Parsing only, no side effects (nothing is read, nothing is checked against
 // the machine). One tokenizer, driven by each command's table of options
 // (command_line.cpp). Rules (affix(1), DESCRIPTION):
@@ -36,7 +36,7 @@ namespace affix {
 
 using Args = std::vector<std::string>;
 
-enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch, Shield, Top };
+enum class CommandKind { Run, Explain, Pin, Topo, Show, Watch, Shield, Top, Apply };
 const char* command_kind_name(CommandKind kind);  // "run", "explain", "pin", "topo", ...
 
 // explain --as: another launcher's words for the placement.
@@ -74,6 +74,8 @@ struct CommandLine {
   std::vector<std::string> command;
   bool command_given = false;  // "--" was given
   bool check = false;          // --check (with --json: the result as a document)
+  bool follow = false;                 // apply --follow
+  std::optional<std::string> metrics;  // apply --metrics ADDR:PORT (--follow) or FILE (--check)
   // pin and show: the words are IRQs and devices (affix(1), INTERRUPTS)
   bool irq = false;            // --irq
   // show

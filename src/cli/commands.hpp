@@ -18,12 +18,18 @@ int command_pin(const Args& args);      // cmd_pin.cpp
 int command_show(const Args& args);     // cmd_show.cpp
 int command_watch(const Args& args);    // cmd_watch.cpp
 int command_shield(const Args& args);
-int command_top(const Args& args);      // cmd_top.cpp   // cmd_shield.cpp (handles its own errors: 125 with a command)
+int command_top(const Args& args);      // cmd_top.cpp
+int command_apply(const Args& args);    // cmd_apply.cpp   // cmd_shield.cpp (handles its own errors: 125 with a command)
 
 // --irq of pin and show (cmd_irq.cpp): interrupts, not processes.
 struct CommandLine;
 int command_pin_irq(const CommandLine& cl);
 int command_show_irq(bool json, const std::string& root, const std::vector<std::string>& words);
+
+// apply --follow FILE (cmd_apply_follow.cpp): runs until SIGTERM or SIGINT.
+int command_apply_follow(const CommandLine& cl, const std::string& file);
+// The wall clock, in seconds since 1970 (apply --check --metrics' timestamp).
+double unix_now();
 
 // show --shield (cmd_shield.cpp): the shields and what runs on their CPUs.
 int command_show_shield(bool json, const std::string& root);

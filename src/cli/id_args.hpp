@@ -29,4 +29,9 @@ void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids);
 // seconds from 0.1 to 3600, plain decimal; nullopt for anything else.
 std::optional<double> parse_seconds(const std::string& text);
 
+// Raises the soft limit of open files to the hard one (watch keeps a file
+// open per thread for its event, top each thread's schedstat): one copy,
+// not one in each command (they clashed in the unity build).
+void raise_open_files();
+
 }  // namespace affix

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -37,6 +38,7 @@ constexpr size_t k_event_header = 16;  // struct proc_event: what, cpu, timestam
 constexpr uint32_t k_fork = proc_event::PROC_EVENT_FORK;
 constexpr uint32_t k_exec = proc_event::PROC_EVENT_EXEC;
 constexpr uint32_t k_exit = proc_event::PROC_EVENT_EXIT;
+constexpr uint32_t k_comm = proc_event::PROC_EVENT_COMM;
 constexpr uint32_t k_none = proc_event::PROC_EVENT_NONE;  // an acknowledgement
 
 // PROC_PID_INIT_INO: the inode of the initial PID namespace (include/linux/proc_ns.h).
@@ -65,7 +67,9 @@ size_t parse_proc_events(const void* data, size_t size, std::vector<ProcEvent>& 
     const unsigned char* ev = cn + k_cn_header;
     ProcEvent e;
     const auto what = load<uint32_t>(ev);
+    e.cpu = load<uint32_t>(ev + 4);
     e.time_ns = load<uint64_t>(ev + 8);
+    e.seq = load<uint32_t>(cn + 8);
     const unsigned char* body = ev + k_event_header;
     const size_t body_len = data_len - k_event_header;
     auto id = [&](size_t i) { return static_cast<pid_t>(load<int32_t>(body + 4 * i)); };
@@ -75,12 +79,17 @@ size_t parse_proc_events(const void* data, size_t size, std::vector<ProcEvent>& 
     } else if ((what == k_exec || what == k_exit) && body_len >= 8) {
       e.kind = what == k_exec ? ProcEvent::Kind::Exec : ProcEvent::Kind::Exit;
       e.pid = id(0), e.tgid = id(1);
+    } else if (what == k_comm && body_len >= 8) {
+      e.kind = ProcEvent::Kind::Comm;
+      e.pid = id(0), e.tgid = id(1);
+      const auto* name = reinterpret_cast<const char*>(body + 8);
+      const size_t room = std::min<size_t>(body_len - 8, 16);
+      e.comm.assign(name, strnlen(name, room));
     } else if (what == k_none && body_len >= 4) {
       e.kind = ProcEvent::Kind::Ack;
       e.error = static_cast<int>(load<uint32_t>(body));
-      e.seq = load<uint32_t>(cn + 8);
       e.ack = load<uint32_t>(cn + 12);
-    } else if (what == k_fork || what == k_exec || what == k_exit || what == k_none) {
+    } else if (what == k_fork || what == k_exec || what == k_exit || what == k_none || what == k_comm) {
       continue;  // too short for what it says it is
     }
     out.push_back(e);
@@ -208,6 +217,20 @@ bool ProcEvents::drain(std::vector<ProcEvent>& out) {
     if (n < 0 && errno == EINTR) continue;
     return whole;
   }
+}
+
+int ProcEvents::grow_buffer(int limit) {
+  int now = 0;
+  socklen_t len = sizeof now;
+  getsockopt(m_fd, SOL_SOCKET, SO_RCVBUF, &now, &len);
+  // The kernel reports twice what was asked (its bookkeeping): ask for the
+  // double of half of it.
+  int want = std::min(limit, std::max(now, 1 << 20));
+  if (setsockopt(m_fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof want) != 0)
+    setsockopt(m_fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof want);
+  len = sizeof now;
+  getsockopt(m_fd, SOL_SOCKET, SO_RCVBUF, &now, &len);
+  return now;
 }
 
 CloneState clone_state_of(const std::string& text, const std::string& wchan) {

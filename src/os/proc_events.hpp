@@ -10,7 +10,8 @@
 //
 // Used by `pin --tree` (pin.cpp: a fork by a thread affix moved, ended
 // after the move, names its child; a thread that forked since was not
-// inside a fork begun before), and meant for `apply --follow`.
+// inside a fork begun before) and by `apply --follow` (src/apply/
+// follow_loop.*: forks, execs and comm changes of the whole machine).
 //
 // Also here: what /proc says of a thread being inside clone(2) now
 // (CloneState), which pin reads where no event comes.
@@ -26,18 +27,24 @@
 namespace affix {
 
 struct ProcEvent {
-  enum class Kind { Fork, Exec, Exit, Ack, Other };
+  enum class Kind { Fork, Exec, Exit, Comm, Ack, Other };
   Kind kind = Kind::Other;
   uint64_t time_ns = 0;  // when the kernel sent it (CLOCK_MONOTONIC)
+  // The CPU the kernel sent it from (proc_event.cpu). The kernel numbers
+  // its events per CPU (cn_msg.seq, counted by each CPU from 0): a gap in
+  // one CPU's numbers is events lost (apply --follow rescans).
+  uint32_t cpu = 0;
   // Fork: the creator as the kernel names it (the new task's real parent:
   // for a process, the thread that forked it; for a thread, its process's
   // parent). Exec, Exit: the task itself.
   pid_t pid = 0, tgid = 0;
   pid_t child_pid = 0, child_tgid = 0;  // Fork: the new task (a process where they are equal)
+  std::string comm;  // Comm: the task's new name (prctl(PR_SET_NAME), pthread_setname_np, exec)
   // Ack (the kernel's answer to a subscription, sent to every subscriber):
   // the errno it gives (0: subscribed), and the cn_msg's seq and ack (the
   // request's ack + 1, which tells whose it is; the seq is the request's
-  // on some kernels, the kernel's own count on others).
+  // on some kernels, the kernel's own count on others). Every other kind:
+  // seq is the kernel's number of it on its CPU (`cpu`).
   int error = 0;
   uint32_t seq = 0, ack = 0;
   bool new_process() const { return kind == Kind::Fork && child_pid == child_tgid; }
@@ -48,7 +55,7 @@ struct ProcEvent {
 // holding a proc_event). Messages of another kind, of another connector,
 // or cut short are skipped; the kernel's acknowledgement of a subscription
 // is Kind::Ack, any other event Kind::Other. Returns how many events it
-// appended.
+// appended. A comm is cut at its first NUL (16 bytes at most).
 size_t parse_proc_events(const void* data, size_t size, std::vector<ProcEvent>& out);
 
 // One subscription (a socket): events from open() on.
@@ -64,6 +71,12 @@ public:
   // dropped some because the socket's buffer was full (ENOBUFS): what was
   // read is still true.
   bool drain(std::vector<ProcEvent>& out);
+  // The socket, for poll(2) (readable: events queued).
+  int fd() const { return m_fd; }
+  // Doubles the socket's receive buffer, up to `limit` bytes (after an
+  // ENOBUFS: the kernel dropped events the buffer had no room for).
+  // Returns the size the kernel now gives it (what getsockopt says).
+  int grow_buffer(int limit = 64 << 20);
 
 private:
   explicit ProcEvents(int fd) : m_fd(fd) {}

@@ -84,9 +84,10 @@ expect_lacks() {
 }
 
 # 1. Commands.
-expect_exact "affix " run pin show topo explain watch top shield socket: node: die: llc: core: cpu: kind: all self
+expect_exact "affix " run pin show topo explain watch top shield apply socket: node: die: llc: core: cpu: kind: all self
 expect_exact "affix e" explain
 expect_exact "affix pi" pin
+expect_exact "affix apply --" --check --dry-run --json --follow --metrics --help
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
 expect_exact "affix show --" --json --tree --pinned --cpu --irq --shield --root --help

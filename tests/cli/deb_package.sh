@@ -17,7 +17,8 @@ failed() { echo "FAIL: $*"; fail=1; }
 # 1. cmake --install into a staging prefix.
 cmake --install "$build" --prefix "$tmp/inst" >/dev/null || failed "cmake --install"
 for f in bin/affix share/man/man1/affix.1 share/bash-completion/completions/affix \
-         share/zsh/vendor-completions/_affix share/fish/vendor_completions.d/affix.fish; do
+         share/zsh/vendor-completions/_affix share/fish/vendor_completions.d/affix.fish \
+         lib/systemd/system/affix-apply.service; do
     [[ -f $tmp/inst/$f ]] || failed "cmake --install did not install $f"
 done
 [[ -x $tmp/inst/bin/affix ]] || failed "installed affix is not executable"
@@ -82,7 +83,7 @@ done
 
 # The package's files are where distributions put them.
 contents=$(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -v '/$' | sort | tr '\n' ' ')
-want="./usr/bin/affix ./usr/share/bash-completion/completions/affix ./usr/share/fish/vendor_completions.d/affix.fish ./usr/share/man/man1/affix.1 ./usr/share/zsh/vendor-completions/_affix "
+want="./usr/bin/affix ./usr/lib/systemd/system/affix-apply.service ./usr/share/bash-completion/completions/affix ./usr/share/fish/vendor_completions.d/affix.fish ./usr/share/man/man1/affix.1 ./usr/share/zsh/vendor-completions/_affix "
 [[ $contents == "$want" ]] || failed "package contents: [$contents], expected [$want]"
 
 # 3. Unpacked into a scratch root: affix is stripped, runs, the page renders cleanly.

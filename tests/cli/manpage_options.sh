@@ -38,7 +38,7 @@ fish_offers() {
 }
 
 total=0
-for cmd in "" run explain pin show topo watch shield; do
+for cmd in "" run explain pin show topo watch shield apply; do
     help=$("$affix" $cmd --help 2>&1)
     rc=$?
     label="affix${cmd:+ $cmd} --help"

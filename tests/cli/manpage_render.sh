@@ -18,13 +18,13 @@ text=$(MANWIDTH=80 man -l "$page" 2>/dev/null)
 wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT|EFFECTIVE  MANAGED|-edge |CUDA_VISIBLE_DEVICES=[0-9]$|cpuset\/jjh|: none of its CPUs allowed$|gives no UUID here\)$|^ +affix-shield-1  CPUs|^ +kernel    isolated|^ +CPU 4     kernel threads/' )
 [[ -z $wide ]] || failed "lines wider than 80 columns: $wide"
 
-sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/GPUS/SCHEDULING/READING THE MACHINE/WATCH/TOP/INTERRUPTS/SHIELD/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
+sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/GPUS/SCHEDULING/READING THE MACHINE/WATCH/TOP/INTERRUPTS/SHIELD/APPLY/FOLLOWING AND METRICS/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
 # Every section, in the conventional order (and no other).
 order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
 [[ $order == "$sections" ]] || failed "sections: $order, want $sections"
 # One subsection per command under COMMANDS, in the order of the synopsis.
 commands=$(sed -n '/^COMMANDS$/,/^LOCATIONS$/p' <<<"$text" | grep -E '^   [a-z]+$' | tr -d ' ' | tr '\n' '/')
-[[ $commands == "run/pin/show/topo/explain/watch/top/shield/" ]] || failed "COMMANDS subsections: $commands"
+[[ $commands == "run/pin/show/topo/explain/watch/top/shield/apply/" ]] || failed "COMMANDS subsections: $commands"
 
 # What the page must say (flattened to one line, spaces squeezed).
 flat=$(tr -s ' \n' '  ' <<<"$text")
