@@ -110,15 +110,6 @@ CpuSet shield_cpus(const SysRoot& root) {
   return cpus;
 }
 
-// The threads of a process that ran have their schedstat kept open (as
-// watch's sampled mode): as many as the hard limit allows.
-void raise_open_files() {
-  rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
 
 }  // namespace
 

@@ -143,14 +143,6 @@ unsigned ring_pages(const SysRoot& root, const std::vector<pid_t>& pids) {
   return pages;
 }
 
-// One open file per thread for its event: as many as the hard limit allows.
-void raise_open_files() {
-  rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-    rl.rlim_cur = rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
-  }
-}
 
 size_t screen_rows() {
   winsize ws{};

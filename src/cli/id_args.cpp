@@ -1,5 +1,7 @@
 #include "id_args.hpp"
 
+#include <sys/resource.h>
+
 #include <cstdlib>
 
 #include <algorithm>
@@ -46,6 +48,14 @@ std::optional<double> parse_seconds(const std::string& text) {
   double v = std::strtod(text.c_str(), nullptr);
   if (!(v >= 0.1 && v <= 3600)) return std::nullopt;
   return v;
+}
+
+void raise_open_files() {
+  rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
 }
 
 }  // namespace affix

@@ -29,4 +29,8 @@ void refuse_thread_ids(const SysRoot& root, const std::vector<pid_t>& ids);
 // seconds from 0.1 to 3600, plain decimal; nullopt for anything else.
 std::optional<double> parse_seconds(const std::string& text);
 
+// watch and top keep a file open per thread (its event, or its schedstat):
+// the open-files limit raised to its hard limit (where it is below it).
+void raise_open_files();
+
 }  // namespace affix
