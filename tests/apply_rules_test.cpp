@@ -142,6 +142,17 @@ TEST_CASE("a rules file's errors name the file, line and column", "[apply]") {
   CHECK_THAT(parse_error("[[rule]]\nname = \"a\"\ncomm = \"x\nwhere = \"0\"\n").first,
              Catch::StartsWith("r.toml:3:10: "));
   CHECK_THAT(parse_error("[[rule]]\nname = \"a\"\nname = \"b\"\n").first, Catch::StartsWith("r.toml:3:"));
+  // What toml++ 3.3 itself does not survive (fuzz/rules.cpp): refused first.
+  CHECK(parse_error(std::string("[[rule]]\nname = \"a\0\"\n", 19)) ==
+        P{"r.toml:2:10: a NUL byte (TOML allows none)", ""});
+  CHECK(parse_error("\xef\xbb\xbf[[[\n") ==
+        P{"r.toml:1:4: a table header needs a name after its '['", "each rule starts with a line [[rule]]"});
+  CHECK(parse_error("[ *x]\n") ==
+        P{"r.toml:1:3: a table header needs a name after its '['", "each rule starts with a line [[rule]]"});
+  // A header-like line inside a multi-line string is no header.
+  CHECK(parse_rules("[[rule]]\nname = \"a\"\ncmdline = \"\"\"\n[*x]\"\"\"\nwhere = \"0\"\n", "r.toml").rules.size() == 1);
+  CHECK_THAT(parse_error("[[rule]]\nname = \"a\" \xc3\xa9\n").first, Catch::StartsWith("r.toml:2:"));
+  CHECK_THAT(parse_error("[[rule]]\nname = \"a\" \xef\xb5\xbf\n").first, Catch::StartsWith("r.toml:2:"));
   // A name on a terminal is escaped.
   CHECK(parse_error("[[rule]]\nname = \"a\"\ncomm = \"x\"\n\"w\\u001b[2J\" = 1\n").first ==
         "r.toml:4:1: unknown key 'w\\e[2J' in a rule");

@@ -25,6 +25,8 @@ constexpr size_t k_max_value = 4096;
 // The most rules and map entries a file may hold.
 constexpr size_t k_max_rules = 10000;
 
+std::optional<SourcePos> bad_table_header(std::string_view text);
+
 SourcePos pos_of(const toml::source_region& r) {
   return {static_cast<unsigned>(r.begin.line), static_cast<unsigned>(r.begin.column)};
 }
@@ -255,6 +257,23 @@ class Parser {
   RuleSet parse(std::string_view text) const {
     RuleSet out;
     out.file = m_file;
+    // TOML allows no NUL byte anywhere (nor in a comment); toml++ 3.3
+    // asserts on one in a key (fuzz/rules.cpp found it), so it never
+    // sees one.
+    if (auto nul = text.find('\0'); nul != std::string_view::npos) {
+      SourcePos at{1, 1};
+      for (size_t i = 0; i < nul; ++i) {
+        if (text[i] == '\n') {
+          ++at.line;
+          at.column = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+          ++at.column;  // columns count characters, as toml++ counts them
+        }
+      }
+      fail(at, "a NUL byte (TOML allows none)");
+    }
+    if (auto at = bad_table_header(text))
+      fail(*at, "a table header needs a name after its '['", "each rule starts with a line [[rule]]");
     toml::parse_result parsed = toml::parse(text, m_file);
     if (!parsed) {
       const toml::parse_error& e = parsed.error();
@@ -286,6 +305,52 @@ class Parser {
  private:
   std::string m_file;
 };
+
+// A table header whose '[' (or "[[") is not followed by a key, a quote or
+// ']': toml++ 3.3 asserts there (built with NDEBUG by clang, assumes: no
+// check at all), instead of reporting it (fuzz/rules.cpp found it). The
+// place of the character, or nullopt. Lines inside a multi-line string
+// ("""...""", '''...''') are not headers.
+std::optional<SourcePos> bad_table_header(std::string_view text) {
+  std::string_view open;  // the delimiter of the multi-line string we are in
+  unsigned number = 0;
+  for (std::string_view line : split(text, '\n')) {
+    ++number;
+    if (open.empty()) {
+      // Past blanks, a byte order mark and any other character toml++ may
+      // take for white space (every non-ASCII one, to be safe).
+      size_t i = 0;
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || static_cast<unsigned char>(line[i]) >= 0x80)) ++i;
+      if (i < line.size() && line[i] == '[') {
+        size_t j = i + 1;
+        if (j < line.size() && line[j] == '[') ++j;
+        while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
+        char c = j < line.size() ? line[j] : '\n';
+        bool fine = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '"' || c == '\'' || c == ']';
+        if (!fine) {
+          unsigned column = 1;
+          for (size_t k = 0; k < j; ++k) column += (static_cast<unsigned char>(line[k]) & 0xC0) != 0x80;
+          return SourcePos{number, column};
+        }
+      }
+    }
+    for (size_t at = 0;;) {
+      if (open.empty()) {
+        size_t a = line.find("\"\"\"", at), b = line.find("'''", at);
+        if (a == std::string_view::npos && b == std::string_view::npos) break;
+        open = a < b ? std::string_view("\"\"\"") : std::string_view("'''");
+        at = std::min(a, b) + 3;
+      } else {
+        size_t e = line.find(open, at);
+        if (e == std::string_view::npos) break;
+        open = {};
+        at = e + 3;
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 bool glob_matches(const std::string& glob, const std::string& text) {
   return ::fnmatch(glob.c_str(), text.c_str(), 0) == 0;
