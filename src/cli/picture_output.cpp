@@ -21,7 +21,7 @@ namespace {
 
 [[noreturn]] void cannot_write(const std::string& file, int err) {
   throw Error(ErrorKind::Runtime, fmt::format("cannot write the picture to {}: {}", printable(file), errno_text(err)),
-              "FILE is written as FILE.part, then renamed: its directory must be writable");
+              "the picture is written to FILE.part beside FILE, then renamed over it: the directory must be writable, and FILE no directory");
 }
 
 std::string absolute_path(const std::string& file) {
