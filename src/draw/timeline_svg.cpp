@@ -77,6 +77,9 @@ std::string timeline_svg(const Timeline& t, const std::string& heading) {
                           x, y + 2, std::max(slot - 1, 1), k_row_h - 4, node_colour(cpu >= 0 ? node : -1), cpu, node,
                           from, t.ends[i], cpu >= 0 ? fmt::format("CPU {} (node {})", cpu, node) : "CPU unknown",
                           moved.empty() ? "" : "; moves: " + moved);
+      if (cpu >= 0 && slot >= 24 && !(i < row.moves.size() && row.moves[i].total()))
+        body += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">{}</text>", x + 2, y + 14,
+                            node == 6 ? "#000000" : "#FFFFFF", cpu);
       if (i < row.moves.size() && row.moves[i].total()) {
         size_t widest = 0;
         for (size_t l = 0; l < k_crossings; ++l)
@@ -148,7 +151,7 @@ std::string timeline_svg(const Timeline& t, const std::string& heading) {
     ly += k_row_h;
   }
   leg += "</g>\n";
-  int width = std::max(left + static_cast<int>(n) * slot + 16, 900);
+  int width = std::max(left + static_cast<int>(n) * slot + 16, 1000);
   int height = ly + 8;
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
