@@ -118,6 +118,27 @@ check "show --svg --irq: every CPU's data-count" "" "$out"
 out=$(python3 "$checker" machine "$tmp/shield.svg" "$tmp/$e.json" --shield "" 2>&1)
 check "show --svg --shield with no shield: none marked" "" "$out"
 
+# watch --svg FILE -- COMMAND: the timeline written when the command ends,
+# a row for its thread with a slot per interval (1 s each, and the last).
+"$AFFIX" watch --svg "$tmp/watch.svg" -- sh -c "echo \$\$ > $tmp/watch.pid; sleep 2.3" 2>/dev/null
+check "watch --svg FILE -- COMMAND: the command's status" 0 $?
+tid=$(cat "$tmp/watch.pid")
+out=$(python3 "$checker" timeline "$tmp/watch.svg" --tids "$tid" 2>&1)
+check "watch --svg: the command's thread has its row" "" "$out"
+slots=$(python3 -c 'import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+g = E.parse(sys.argv[1]).getroot().find(".//%sg[@id=\"thread-%s\"]" % (ns, sys.argv[2]))
+print(len(g.findall("%srect[@class=\"slot\"]" % ns)))' "$tmp/watch.svg" "$tid")
+check "watch --svg: a slot per interval (at least 2 of 1 s, and the last)" 1 "$(( slots >= 3 ))"
+"$AFFIX" watch --svg "$tmp/none/t.svg" -- touch "$tmp/ran" 2>/dev/null
+check "watch --svg to an unwritable FILE: exit 1" 1 $?
+check "... before the command starts" "" "$(ls "$tmp/ran" 2>/dev/null)"
+
+# The README's picture is what scripts/pictures makes.
+"$AFFIX" explain --root "$corpora/64amd64-4s2n4ca2co" node:2+node:3 --count 12 --svg="$tmp/readme.svg" > /dev/null
+check "docs/pictures/explain.svg is up to date (scripts/pictures)" "" \
+  "$(cmp "$tmp/readme.svg" "$AFFIX_SOURCE_DIR/docs/pictures/explain.svg" 2>&1)"
+
 # The errors (docs/errors.md), and nothing half-written.
 err() { "$AFFIX" "$@" 2>&1 >/dev/null | head -1; }
 check "--svg twice" "affix: error: option '--svg' given twice" "$(err topo --svg a.svg --svg=b.svg)"
