@@ -1,7 +1,6 @@
 #include "draw_layout.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "text.hpp"
@@ -60,7 +59,8 @@ Grid arrange(Box& b) {
     if (cols > 1 && (n + cols - 1) / cols == (n + cols - 2) / (cols - 1)) continue;  // same rows as cols-1
     Grid g = grid_for(kids, cols);
     double ratio = static_cast<double>(g.w + 2 * k_pad + 2) * k_cell_aspect / static_cast<double>(g.h + 2);
-    double score = std::fabs(std::log(ratio / (4.0 / 3.0)));
+    double r = ratio / (4.0 / 3.0);
+    double score = r >= 1 ? r : 1 / r;  // how far from 4:3, either way (no libm: affix links none)
     if (score < best_score) {
       best_score = score;
       best = g;

@@ -100,7 +100,10 @@ ln -s "$(command -v sleep)" "$tmp/a<b&\"c'd"
 "$AFFIX" 0 "$tmp/a<b&\"c'd" 30 &
 pid=$!
 pids+=("$pid")
-sleep 0.3
+for _ in $(seq 100); do  # until affix has exec'd it
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "a<b&\"c'd" ] && break
+  sleep 0.1
+done
 "$AFFIX" topo --json > "$tmp/here.json"
 "$AFFIX" show --svg="$tmp/show.svg" "$pid" > /dev/null
 check "show --svg=FILE PID exits 0" 0 $?
