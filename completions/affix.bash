@@ -11,13 +11,13 @@ _affix_levels="socket node die llc core cpu"
 _affix_value_opts=" -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off --metrics "
 _affix_shape_opts="--no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp"
 _affix_run_opts="$_affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help"
-_affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help"
+_affix_explain_opts="$_affix_shape_opts --weights --spread --json --as --shield --svg --ascii --root --ranks -h --help"
 _affix_pin_opts="$_affix_shape_opts --weights --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help"
-_affix_show_opts="--json --tree --pinned --cpu --irq --shield --root -h --help"
+_affix_show_opts="--json --tree --pinned --cpu --irq --shield --svg --root -h --help"
 _affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose -h --help"
-_affix_topo_opts="--json --root -h --help"
+_affix_topo_opts="--json --svg --ascii --root -h --help"
 _affix_apply_opts="--check --dry-run --json --follow --metrics -h --help"
-_affix_watch_opts="-i --interval -c --count --threads --json --tree -h --help"
+_affix_watch_opts="-i --interval -c --count --threads --json --tree --svg -h --help"
 _affix_top_opts="--once --json -i --interval -n --frames --pid --tree --name --root -h --help"
 _affix_global_opts="-h --help -V --version"
 
@@ -278,6 +278,7 @@ _affix_value()
     local -a cands=()
     case $opt in
         --order) COMPREPLY=($(compgen -W "compact scatter" -- "$cur")) ;;
+        --svg) COMPREPLY=($(compgen -f -- "$cur")) ;;
         --as) COMPREPLY=($(compgen -W "systemd nginx docker taskset numactl" -- "$cur")) ;;
         --slice) COMPREPLY=($(compgen -W "rank 0/2 1/2" -- "$cur")) ;;
         --gpu) COMPREPLY=($(compgen -W "closest $(_affix_gpus "$root")" -- "$cur")) ;;
@@ -379,7 +380,8 @@ _affix()
         elif ((endopts == 0)) && [[ $cmd == shield && $w == --mem ]]; then
             :  # shield's --mem takes its nodes attached (--mem=NODES) or none
         elif ((endopts == 0)) && [[ $_affix_value_opts == *" $w "* ||
-            ( $cmd == top && " --pid --tree --frames " == *" $w "* ) ]]; then
+            ( $cmd == top && " --pid --tree --frames " == *" $w "* ) ||
+            ( ( $cmd == watch || $cmd == topo ) && $w == --svg ) ]]; then  # their --svg FILE (explain's, show's: --svg=FILE)
             if ((k + 1 == cword)); then
                 _affix_value "$w" "$cur" "$root"
                 _affix_trim "$cur"

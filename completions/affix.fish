@@ -9,13 +9,13 @@ set -g __affix_commands run pin show topo explain watch top shield apply
 set -g __affix_value_opts -n --count --order --exclude --cpu --slice -m --mem --weights --gpu --ranks --policy --nice --sched-slice --uclamp --root --as -i --interval -c --name --off --metrics
 set -g __affix_shape_opts --no-smt -n --count --order --exclude --slice -m --mem --gpu --policy --nice --sched-slice --uclamp
 set -g __affix_opts_run $__affix_shape_opts --weights --spread --env -v --verbose --dry-run -h --help
-set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --shield --root --ranks -h --help
+set -g __affix_opts_explain $__affix_shape_opts --weights --spread --json --as --shield --svg --ascii --root --ranks -h --help
 set -g __affix_opts_pin $__affix_shape_opts --weights --spread --tid --tree -v --verbose --migrate --dry-run --check --json --irq -h --help
-set -g __affix_opts_show --json --tree --pinned --cpu --irq --shield --root -h --help
+set -g __affix_opts_show --json --tree --pinned --cpu --irq --shield --svg --root -h --help
 set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --verbose -h --help
-set -g __affix_opts_topo --json --root -h --help
+set -g __affix_opts_topo --json --svg --ascii --root -h --help
 set -g __affix_opts_apply --check --dry-run --json --follow --metrics -h --help
-set -g __affix_opts_watch -i --interval -c --count --threads --json --tree -h --help
+set -g __affix_opts_watch -i --interval -c --count --threads --json --tree --svg -h --help
 set -g __affix_opts_top --once --json -i --interval -n --frames --pid --tree --name --root -h --help
 
 # Prints the state of the command line before the cursor, one word each line:
@@ -52,6 +52,8 @@ function __affix_state
         else if test $endopts = 0; and begin
                 contains -- $w $__affix_value_opts; or begin
                     test $cmd = top; and contains -- $w --pid --tree --frames
+                end; or begin  # their --svg FILE (explain's, show's: --svg=FILE)
+                    contains -- $cmd watch topo; and test "x$w" = x--svg
                 end
             end
             set i (math $i + 1)
@@ -418,6 +420,10 @@ complete -c affix -n '__affix_for pin' -l irq -d 'the IDs are IRQs or devices: m
 # explain
 complete -c affix -n '__affix_for explain' -l ranks -x -a '2 4 8' -d 'the map of N local ranks'
 complete -c affix -n '__affix_for explain' -l as -x -a 'systemd nginx docker taskset numactl' -d "another launcher's words"
+# pictures
+complete -c affix -n '__affix_for topo watch' -l svg -r -F -d 'the picture (SVG) to FILE'
+complete -c affix -n '__affix_for explain show' -l svg -d 'the picture (SVG), --svg=FILE'
+complete -c affix -n '__affix_for topo explain' -l ascii -d 'the picture in text'
 # shield
 complete -c affix -n '__affix_for shield' -l isolated -d 'off load balancing and unbound workqueues too'
 complete -c affix -n '__affix_for shield' -l irqs -d 'move every movable IRQ off the CPUs'

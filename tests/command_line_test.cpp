@@ -360,21 +360,21 @@ TEST_CASE("topo, show, watch: values land where they belong") {
 
 TEST_CASE("topo, show, watch: the usage line is the hint") {
   CHECK(hint_of(CommandKind::Show, {"--bogus"}) ==
-        "usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'");
-  CHECK(hint_of(CommandKind::Topo, {"--bogus"}) == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+        "usage: affix show [--json] [--svg[=FILE]] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'");
+  CHECK(hint_of(CommandKind::Topo, {"--bogus"}) == "usage: affix topo [--json | --svg [FILE] | --ascii] [--root DIR]; see 'affix topo --help'");
   CHECK(hint_of(CommandKind::Watch, {"-x"}) ==
-        "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND [ARG...]]; see 'affix watch --help'");
+        "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [--svg FILE] [PID... | -- COMMAND [ARG...]]; see 'affix watch --help'");
 }
 
 TEST_CASE("topo, show, watch: every mistake in the same words") {
   std::string hint;
   CHECK(topo_error({"--bogus"}, &hint) == "unknown option '--bogus' for 'topo'");
-  CHECK(hint == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+  CHECK(hint == "usage: affix topo [--json | --svg [FILE] | --ascii] [--root DIR]; see 'affix topo --help'");
   CHECK(topo_error({"--bogus=1"}) == "unknown option '--bogus' for 'topo'");
   CHECK(topo_error({"-x"}) == "unknown option '-x' for 'topo'");
   CHECK(topo_error({"-hx"}) == "unknown option '-hx' for 'topo'");  // never split
   CHECK(topo_error({"--root"}, &hint) == "option '--root' needs a value");
-  CHECK(hint == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+  CHECK(hint == "usage: affix topo [--json | --svg [FILE] | --ascii] [--root DIR]; see 'affix topo --help'");
   // An empty attached value never takes the next word.
   CHECK(topo_error({"--root=", "--json"}) == "option '--root' needs a value");
   CHECK(topo_error({"--root", ""}) == "option '--root' needs a value");
@@ -400,7 +400,7 @@ TEST_CASE("topo, show, watch: did you mean, as for run, explain and pin") {
   CHECK(error_and_hint(CommandKind::Watch, {"--treads"}, &hint) == "unknown option '--treads' for 'watch'");
   CHECK(hint == "did you mean '--threads'?");
   CHECK(topo_error({"--frobnicate"}, &hint) == "unknown option '--frobnicate' for 'topo'");
-  CHECK(hint == "usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+  CHECK(hint == "usage: affix topo [--json | --svg [FILE] | --ascii] [--root DIR]; see 'affix topo --help'");
   // The same words from pin.
   try {
     parse_command_line(CommandKind::Pin, {"--no-smtt", "0", "1"});

@@ -72,7 +72,7 @@ TEST_CASE("--gpu is run's, explain's and pin's; --ranks explain's") {
   CHECK(error_of(CommandKind::Run, {"--ranks", "2", "all", "true"}).rfind("unknown option '--ranks' for 'run' | ", 0) ==
         0);
   CHECK(error_of(CommandKind::Topo, {"--gpu", "0"}) ==
-        "unknown option '--gpu' for 'topo' | usage: affix topo [--json] [--root DIR]; see 'affix topo --help'");
+        "unknown option '--gpu' for 'topo' | usage: affix topo [--json | --svg [FILE] | --ascii] [--root DIR]; see 'affix topo --help'");
 }
 
 TEST_CASE("--ranks: 1 to 1024") {

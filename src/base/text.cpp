@@ -232,4 +232,10 @@ std::string format_node_counts(const std::map<unsigned, unsigned long long>& cou
   return out.empty() ? "none" : out;
 }
 
+std::string format_kb(unsigned long long kb) {
+  if (kb >= 1024ull * 1024) return fmt::format("{:.1f} GiB", static_cast<double>(kb) / (1024.0 * 1024.0));
+  if (kb >= 1024) return fmt::format("{:.1f} MiB", static_cast<double>(kb) / 1024.0);
+  return fmt::format("{} KiB", kb);
+}
+
 }  // namespace affix

@@ -73,4 +73,7 @@ std::string grouped(unsigned long long n);
 // of 0 are left out.
 std::string format_node_counts(const std::map<unsigned, unsigned long long>& counts, bool drop_zero = false);
 
+// "62.5 GiB", "512 MiB", "12 KiB" (topo, and the pictures' nodes).
+std::string format_kb(unsigned long long kb);
+
 }  // namespace affix

@@ -7,8 +7,6 @@
 
 #include <fmt/format.h>
 
-#include <fmt/format.h>
-
 #include "commands.hpp"
 #include "diag.hpp"
 #include "error.hpp"
@@ -20,6 +18,11 @@
 #include "command_line.hpp"
 #include "launch_env.hpp"
 #include "near.hpp"
+#include "ascii_painter.hpp"
+#include "machine_tree.hpp"
+#include "picture_output.hpp"
+#include "picture_overlays.hpp"
+#include "svg_painter.hpp"
 #include "resolver.hpp"
 #include "shield_systemd.hpp"
 #include "sched_refusal.hpp"
@@ -73,6 +76,10 @@ int command_explain(const Args& args) {
     throw Error(ErrorKind::Usage, "--spread is shown in explain's text and by --as nginx, not with --json "
                                   "or another --as");
   check_ranks_options(cl);
+  check_picture_options(cl);
+  if ((cl.svg || cl.ascii) && (cl.as || cl.ranks || cl.shield))
+    throw Error(ErrorKind::Usage, "--svg and --ascii draw one placement: they do not go with --as, --ranks or --shield",
+                "'affix explain node:0 --svg=placement.svg' writes the picture and prints the placement");
   SysRoot root(cl.root.value_or("/"));
   // As run does: a machine that cannot be read is told before a spec that
   // does not parse; the devices near: names are read once it parses.
@@ -139,6 +146,26 @@ int command_explain(const Args& args) {
     for (auto& w : explain_as_warnings(placement, *cl.as, per_cpu, cl.sched)) print_warning(w);
     std::fputs(lines.c_str(), stdout);
     return k_exit_ok;
+  }
+  if (cl.svg || cl.ascii) {  // the machine with the placement on it (affix(1), PICTURES)
+    Topology drawn = topo;
+    read_drawn_devices(root, drawn);
+    Overlay overlay = explain_overlay(placement, cl.request.where);
+    if (cl.svg) {
+      Picture pic = machine_picture(drawn, overlay);
+      write_picture(*cl.svg, picture_svg(pic, "affix explain " + cl.request.where));
+    }
+    if (cl.ascii) {
+      for (auto& w : placement.warnings) print_warning(w);
+      Picture pic = machine_picture(drawn, overlay);
+      std::string text = picture_ascii(pic, locale_is_utf8() ? Charset::Utf8 : Charset::Ascii);
+      std::fputs(text.c_str(), stdout);
+      return k_exit_ok;
+    }
+    if (svg_to_stdout(cl)) {
+      for (auto& w : placement.warnings) print_warning(w);
+      return k_exit_ok;
+    }
   }
   PlacementEnv vars = launch_env(placement, env);
   std::string text = cl.json ? explain_json(placement, allowed, vars, cl.sched)

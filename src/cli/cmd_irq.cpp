@@ -13,7 +13,11 @@
 #include "irq.hpp"
 #include "irq_args.hpp"
 #include "irq_view.hpp"
+#include "machine_tree.hpp"
 #include "near.hpp"
+#include "picture_output.hpp"
+#include "picture_overlays.hpp"
+#include "svg_painter.hpp"
 #include "pin_irq.hpp"
 #include "resolver.hpp"
 #include "topology.hpp"
@@ -45,12 +49,20 @@ void check_irq_options(const CommandLine& cl) {
 
 }  // namespace
 
-int command_show_irq(bool json, const std::string& root_dir, const std::vector<std::string>& words) {
+int command_show_irq(bool json, const std::string& root_dir, const std::vector<std::string>& words,
+                     const std::optional<std::string>& svg) {
   SysRoot root(root_dir);
   InterruptTable table = read_interrupts(root);
   LinuxIrqOs os(root);
   std::optional<std::vector<unsigned>> only;
   if (!words.empty()) only = irqs_of_words(root, table, words);
+  if (svg) {
+    Overlay overlay;
+    add_irq_counts(overlay, table, only);
+    Picture pic = machine_picture(read_drawn_machine(root), overlay);
+    write_picture(*svg, picture_svg(pic, "affix show --irq"));
+    if (svg->empty() || *svg == "-") return k_exit_ok;
+  }
   std::vector<IrqView> views = read_irq_views(root, os, table, only);
   std::string out = json ? format_irq_json(views) : format_irq_text(views);
   std::fputs(out.c_str(), stdout);

@@ -8,6 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "machine_tree.hpp"
+#include "picture_output.hpp"
+#include "picture_overlays.hpp"
+#include "svg_painter.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "diag.hpp"
@@ -185,7 +189,7 @@ int command_shield(const Args& args) {
   }
 }
 
-int command_show_shield(bool json, const std::string& root_dir) {
+int command_show_shield(bool json, const std::string& root_dir, const std::optional<std::string>& svg) {
   SysRoot root(root_dir);
   LinuxFilesOs files(root);
   std::vector<std::string> bad;
@@ -193,6 +197,11 @@ int command_show_shield(bool json, const std::string& root_dir) {
   LinuxIrqOs irqs(root);
   std::vector<ShieldStatus> shields = read_shield_status(root, files, irqs, records);
   for (const auto& b : bad) print_warning(fmt::format("unreadable shield record {}", b));
+  if (svg) {
+    Picture pic = machine_picture(read_drawn_machine(root), shield_overlay(shields));
+    write_picture(*svg, picture_svg(pic, "affix show --shield"));
+    if (svg->empty() || *svg == "-") return k_exit_ok;
+  }
   std::string out = json ? format_shields_json(shields) : format_shields_text(shields, {});
   std::fputs(out.c_str(), stdout);
   return k_exit_ok;

@@ -14,7 +14,11 @@
 #include "id_args.hpp"
 #include "irq.hpp"
 #include "near.hpp"
+#include "machine_tree.hpp"
 #include "os.hpp"
+#include "picture_output.hpp"
+#include "picture_overlays.hpp"
+#include "svg_painter.hpp"
 #include "process_view.hpp"
 #include "show_output.hpp"
 #include "text.hpp"
@@ -31,6 +35,7 @@ struct ShowOptions {
   bool irq = false;
   bool shield = false;
   std::optional<std::string> cpu;  // --cpu LIST
+  std::optional<std::string> svg;  // --svg[=FILE]
   std::string root = "/";
   std::vector<std::string> pids;
 };
@@ -67,7 +72,12 @@ std::optional<ShowOptions> parse_show(const Args& args) {
     throw Error(ErrorKind::Usage, "--tree needs a PID: the process whose tree to show",
                 "'affix show --tree 1' shows every process under PID 1");
   }
-  return ShowOptions{cl.json, cl.tree, cl.pinned, cl.irq, cl.shield, cl.cpu, cl.root.value_or("/"), std::move(cl.rest)};
+  check_picture_options(cl);
+  if (cl.svg && cl.cpu)
+    throw Error(ErrorKind::Usage, "--svg does not go with --cpu",
+                "'affix show --svg=machine.svg PID' marks where a process may run and ran");
+  return ShowOptions{cl.json,   cl.tree, cl.pinned,           cl.irq, cl.shield,
+                     cl.cpu,    cl.svg,  cl.root.value_or("/"), std::move(cl.rest)};
 }
 
 // show --cpu LIST: LIST is a WHERE (a CPU list, socket:1, node:0, ...) of
@@ -93,8 +103,8 @@ int command_show(const Args& args) {
   auto parsed = parse_show(args);
   if (!parsed) return k_exit_ok;
   const ShowOptions& o = *parsed;
-  if (o.irq) return command_show_irq(o.json, o.root, o.pids);  // interrupts (cmd_irq.cpp)
-  if (o.shield) return command_show_shield(o.json, o.root);     // shields (cmd_shield.cpp)
+  if (o.irq) return command_show_irq(o.json, o.root, o.pids, o.svg);  // interrupts (cmd_irq.cpp)
+  if (o.shield) return command_show_shield(o.json, o.root, o.svg);     // shields (cmd_shield.cpp)
   if (o.cpu) return show_cpus(o);                                // one set of CPUs (cpu_view.hpp)
   std::vector<pid_t> pids = parse_pid_arguments(o.pids);
   SysRoot root(o.root);
@@ -138,6 +148,11 @@ int command_show(const Args& args) {
         status = k_exit_failed;
       }
     }
+  }
+  if (o.svg) {  // the processes on the machine (affix(1), PICTURES)
+    Picture pic = machine_picture(read_drawn_machine(root), show_overlay(views));
+    write_picture(*o.svg, picture_svg(pic, "affix show"));
+    if (o.svg->empty() || *o.svg == "-") return status;
   }
   std::string out;
   if (o.json) out = format_show_json(views, o.tree);

@@ -1,16 +1,16 @@
-// affix topo [--json] [--root DIR]: the machine, for people or as JSON.
-#include <algorithm>
+// affix topo [--json | --svg [FILE] | --ascii] [--root DIR]: the machine,
+// for people, as JSON, or as a picture (affix(1), PICTURES).
 #include <cstdio>
 #include <string>
-#include <vector>
 
+#include "ascii_painter.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
-#include "devices.hpp"
-#include "diag.hpp"
 #include "error.hpp"
-#include "gpus.hpp"
+#include "machine_tree.hpp"
 #include "os.hpp"
+#include "picture_output.hpp"
+#include "svg_painter.hpp"
 #include "topo_output.hpp"
 #include "topology.hpp"
 
@@ -22,26 +22,22 @@ int command_topo(const Args& args) {
     std::fputs(command_help(CommandKind::Topo).c_str(), stdout);
     return k_exit_ok;
   }
+  check_picture_options(cl);
   SysRoot sysroot(cl.root.value_or("/"));
-  Topology topo = read_topology(sysroot);
-  topo.devices = list_devices(sysroot);
-  topo.gpus = read_gpus(sysroot);
-  topo.displays = read_displays(sysroot);
-  for (const auto& warning : topo.warnings) print_warning(warning);
-  std::vector<std::string> told;
-  for (const Device& d : topo.devices)
-    for (const auto& warning : d.warnings) {
-      print_warning(warning);
-      told.push_back(warning);
-    }
-  for (const Gpu& g : topo.gpus)  // what only the GPUs' own files say (their locality is a device's)
-    for (const auto& warning : g.device.warnings)
-      if (std::find(told.begin(), told.end(), warning) == told.end()) {
-        print_warning(warning);
-        told.push_back(warning);
-      }
-  Allowed allowed = read_allowed(sysroot, topo, linux_os());
-  std::string out = cl.json ? topo_json(topo, allowed) : topo_text(topo, allowed);
+  Topology topo = read_drawn_machine(sysroot);
+  if (cl.svg) {
+    Picture pic = machine_picture(topo);
+    write_picture(*cl.svg, picture_svg(pic, "affix topo"));
+    if (svg_to_stdout(cl)) return k_exit_ok;
+  }
+  std::string out;
+  if (cl.ascii) {
+    Picture pic = machine_picture(topo);
+    out = picture_ascii(pic, locale_is_utf8() ? Charset::Utf8 : Charset::Ascii);
+  } else {
+    Allowed allowed = read_allowed(sysroot, topo, linux_os());
+    out = cl.json ? topo_json(topo, allowed) : topo_text(topo, allowed);
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return k_exit_ok;
 }

@@ -36,7 +36,9 @@
 #include "text.hpp"
 #include "topology.hpp"
 #include "watch_output.hpp"
+#include "watch_timeline.hpp"
 #include "watch_tracker.hpp"
+#include "picture_output.hpp"
 
 namespace affix {
 
@@ -51,6 +53,7 @@ struct WatchOptions {
   bool periodic = false;  // -i or -c given
   std::vector<pid_t> pids;
   std::vector<std::string> command;
+  std::optional<std::string> svg;  // --svg FILE: the timeline, written at the end
 };
 
 // Parsing only: no side effects. nullopt where --help was printed.
@@ -84,6 +87,10 @@ std::optional<WatchOptions> parse_watch(const Args& args) {
     throw Error(ErrorKind::Usage, "PIDs and a command cannot be watched together",
                 "give either PIDs to watch, or '-- COMMAND' to start one and watch it");
   o.pids = parse_pid_arguments(cl.rest);
+  o.svg = cl.svg;
+  if (o.svg && *o.svg == "-")
+    throw Error(ErrorKind::Usage, "watch --svg needs a FILE: the watch's own text goes to standard output",
+                "'affix watch --svg timeline.svg -- make -j8' writes the timeline when make ends");
   if (o.tree && o.pids.empty() && o.command.empty())
     throw Error(ErrorKind::Usage, "--tree needs the PIDs whose descendants to watch",
                 "'affix watch --tree 1234' watches 1234 and every process below it");
@@ -178,7 +185,7 @@ constexpr uint64_t k_tree_poll_ns = 100000000;
 // status. The command is started held (before its exec), its one thread
 // watched, then let exec.
 int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& topo, const LevelMap& levels,
-                  MigrationEvents* events, const WatchHeader& header) {
+                  MigrationEvents* events, const WatchHeader& header, TimelineRecorder* timeline) {
   LinuxOs& os = linux_os();
   os.hold_signals();  // given back to the command at its exec
   pid_t pid = os.start_held(o.command);
@@ -189,7 +196,7 @@ int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& to
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   sigprocmask(SIG_BLOCK, &chld, nullptr);  // let in while affix sleeps (the child has its own mask)
-  WatchTracker tracker(root, topo, os, events, {pid}, o.threads, true);
+  WatchTracker tracker(root, topo, os, events, {pid}, o.threads || timeline, true);
   tracker.start();
   if (int err = os.release(pid); err != 0) {
     ExecFailure f = exec_failure(o.command.front(), err);
@@ -204,9 +211,10 @@ int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& to
   unsigned long k = 0;
   for (;;) {
     bool reports = o.periodic && (o.count == 0 || k < o.count);
+    bool samples = reports || timeline;  // --svg: every interval kept, printed or not
     uint64_t next_report = start + (k + 1) * step;
     uint64_t wake = monotonic_ns() + k_tree_poll_ns;
-    if (reports) wake = std::min(wake, next_report);
+    if (samples) wake = std::min(wake, next_report);
     sleep_until(events, wake);  // a signal for the command is passed on; SIGCHLD wakes it
     if (os.try_wait(pid)) break;
     tracker.find_descendants();
@@ -215,13 +223,15 @@ int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& to
       // that what a process used is counted up to a tenth of a second
       // before its end (the summary adds them up).
       now = static_cast<double>(monotonic_ns() - start) / 1e9;
-      tracker.sample(now, now - last);
+      IntervalReport report = tracker.sample(now, now - last);
       last = now;
-    } else if (reports && monotonic_ns() >= next_report) {
+      if (timeline) timeline->add(report);
+    } else if (samples && monotonic_ns() >= next_report) {
       now = static_cast<double>(monotonic_ns() - start) / 1e9;
       IntervalReport report = tracker.sample(now, now - last);
       last = now;
-      emit(o.json ? watch_json_line(report) : watch_text(header, report, levels) + "\n", stderr);
+      if (timeline) timeline->add(report);
+      if (reports) emit(o.json ? watch_json_line(report) : watch_text(header, report, levels) + "\n", stderr);
       ++k;
     }
   }
@@ -229,12 +239,14 @@ int watch_command(const WatchOptions& o, const SysRoot& root, const Topology& to
   // time) are still there for the last sample.
   tracker.find_descendants();
   now = static_cast<double>(monotonic_ns() - start) / 1e9;
-  tracker.sample(now, now - last);
+  IntervalReport final_report = tracker.sample(now, now - last);
+  if (timeline) timeline->add(final_report);
   os.stop_passing_signals();  // before the wait, which passes them on itself and puts back what it found
   int status = os.wait_passing_signals(pid);
   WatchSummary summary = tracker.summary(now);
   summary.command = WatchSummary::Command{pid, status};
   emit(o.json ? watch_json_summary(summary) : watch_text_summary(header, summary, levels), stderr);
+  if (timeline) write_picture(*o.svg, timeline_svg(timeline->finish(topo), "affix watch -- " + o.command.front()));
   return status;
 }
 
@@ -249,6 +261,11 @@ int command_watch(const Args& args) {
   const bool command = !o.command.empty();
   Topology topo = read_topology(root);
   LevelMap levels(topo);
+  std::optional<TimelineRecorder> timeline;
+  if (o.svg) {
+    check_picture_file(*o.svg);  // before the watch, not after it
+    timeline.emplace();
+  }
   raise_open_files();
   std::string why_not;
   std::unique_ptr<MigrationEvents> events =
@@ -262,11 +279,11 @@ int command_watch(const Args& args) {
                                      "{}; for exact counts run as root, with CAP_PERFMON, or with "
                                      "kernel.perf_event_paranoid <= 1",
                                      why_not);
-  if (command) return watch_command(o, root, topo, levels, events.get(), header);
+  if (command) return watch_command(o, root, topo, levels, events.get(), header, timeline ? &*timeline : nullptr);
   catch_stop_signals();
   ignore_sigpipe();  // watch starts no program: nothing inherits it
   const uint64_t poll = o.tree ? k_tree_poll_ns : 0;
-  WatchTracker tracker(root, topo, linux_os(), events.get(), o.pids, o.threads, o.tree);
+  WatchTracker tracker(root, topo, linux_os(), events.get(), o.pids, o.threads || o.svg, o.tree);
   auto missing = tracker.start();
   const auto& zombies = tracker.zombies();
   auto zombie_text = [](const WatchTracker::Zombie& z) {
@@ -299,13 +316,21 @@ int command_watch(const Args& args) {
     now = static_cast<double>(monotonic_ns() - start) / 1e9;
     IntervalReport report = tracker.sample(now, now - last);
     last = now;
+    if (timeline) {
+      timeline->add(report);
+      if (!o.threads && o.pids.empty())  // followed for the timeline alone: printed as without --svg
+        for (auto& p : report.processes) p.thread_list.clear();
+    }
     if (o.json) emit(watch_json_line(report));
     else if (screen) emit("\x1b[H\x1b[2J" + watch_text(header, report, levels, screen_rows()));
     else emit(watch_text(header, report, levels) + "\n");
   }
   WatchSummary summary = tracker.summary(now);
+  if (timeline && !o.threads && o.pids.empty())
+    for (auto& p : summary.processes) p.thread_list.clear();
   if (o.json) emit(watch_json_summary(summary));
   else emit((screen ? "\n" : "") + watch_text_summary(header, summary, levels));
+  if (timeline) write_picture(*o.svg, timeline_svg(timeline->finish(topo), "affix watch"));
   return k_exit_ok;
 }
 

@@ -72,7 +72,7 @@ std::string command_help(CommandKind kind) {
              "Exit status: the command's own; 125 affix failed before the command started;\n"
              "126 the command cannot be executed; 127 the command was not found.\n";
     case CommandKind::Explain:
-      return "Usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]\n"
+      return "Usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT | --svg[=FILE] | --ascii]\n"
              "Resolve WHERE and print the placement; change nothing.\n\n" +
              where + "\n" + shape + weights + gpu + sched +
              "Output:\n"
@@ -90,6 +90,10 @@ std::string command_help(CommandKind kind) {
              "                         system.slice, user.slice and init.scope off WHERE, and\n"
              "                         a slice on WHERE, and the shielded service's own lines\n"
              "                         that put it in that slice (see affix shield)\n"
+             "  --svg[=FILE]           the machine's picture (SVG) with the chosen CPUs, the\n"
+             "                         dropped ones and the memory nodes marked, to FILE (the\n"
+             "                         text still on stdout), or alone to stdout\n"
+             "  --ascii                that picture in text, in place of the text\n"
              "  -h, --help             this text\n\n"
              "Exit status: 0 success; 1 the machine could not be read; 2 usage, location or\n"
              "resolution error.\n";
@@ -138,6 +142,10 @@ std::string command_help(CommandKind kind) {
              "Options:\n"
              "  -h,--help                   this text\n"
              "  --json                      print one JSON document\n"
+             "  --svg [FILE]                the machine as a picture (SVG, as lstopo draws it) to\n"
+             "                              FILE (the text still on stdout), or alone to stdout\n"
+             "  --ascii                     that picture in text (box-drawing characters in a\n"
+             "                              UTF-8 locale, + - | otherwise)\n"
              "  --root DIR                  read DIR/sys and DIR/proc instead of /sys and /proc\n"
              "\n";
     case CommandKind::Show:
@@ -165,6 +173,10 @@ std::string command_help(CommandKind kind) {
              "  --irq                       interrupts: CPU lists, device, counts per CPU, managed\n"
              "  --shield                    the shields (affix shield) and, per shielded CPU, what\n"
              "                              still runs there: kernel threads, IRQs, other tasks\n"
+             "  --svg[=FILE]                the machine's picture (SVG) with the processes' allowed\n"
+             "                              CPUs, their threads' last CPUs and their nodes (with\n"
+             "                              --shield the shields, with --irq IRQ counts) marked,\n"
+             "                              to FILE (the text still on stdout), or alone to stdout\n"
              "  --root DIR                  read DIR/proc and DIR/sys instead of /proc and /sys\n"
              "\n"
              "Exit status: 0 success; 1 a process does not exist (the others are shown); 2 usage error.\n";
@@ -190,6 +202,8 @@ std::string command_help(CommandKind kind) {
              "  --threads                   one row per thread\n"
              "  --json                      JSON Lines: one object per interval, then the summary\n"
              "  --tree                      the PIDs' descendants too, those that appear included\n"
+             "  --svg FILE                  at the end, a timeline to FILE: a row per thread, its\n"
+             "                              CPU each interval coloured by node, its moves, pages\n"
              "\n"
              "Exit status: 0 success (also after Ctrl-C or SIGTERM); 1 no named process exists;\n"
              "2 usage error. With a command: its own (128+N for signal N; SIGINT, SIGTERM,\n"

@@ -40,6 +40,7 @@ enum class Value {
   Next,      // attached (`--opt=V`, `-oV`) or the next word, whatever it is
   NonEmpty,  // the same, and an empty value is no value ("needs a value")
   Attached,  // only attached (`--opt=V`); without one, a flag
+  Optional,  // attached, or the next word where that is no option (topo, which has no other words)
 };
 
 // One option as the words gave it.
@@ -182,6 +183,15 @@ constexpr OptionSpec k_shield_mem{"mem", 0, Value::Attached, [](CommandLine& cl,
                                   }};
 constexpr OptionSpec k_name{"name", 0, Value::NonEmpty, [](CommandLine& cl, const Given& g) { cl.name = *g.value; }};
 constexpr OptionSpec k_off{"off", 0, Value::NonEmpty, [](CommandLine& cl, const Given& g) { cl.off = *g.value; }};
+// topo, explain, show, watch: the picture (--svg); topo, explain: --ascii
+void apply_svg(CommandLine& cl, const Given& g) {
+  if (cl.svg) usage_error(cl.kind, "option '--svg' given twice");
+  cl.svg = g.value.value_or("");
+}
+constexpr OptionSpec k_svg_optional{"svg", 0, Value::Optional, apply_svg};
+constexpr OptionSpec k_svg_attached{"svg", 0, Value::Attached, apply_svg};
+constexpr OptionSpec k_svg_file{"svg", 0, Value::NonEmpty, apply_svg};
+constexpr OptionSpec k_ascii{"ascii", 0, Value::None, [](CommandLine& cl, const Given&) { cl.ascii = true; }};
 // show
 constexpr OptionSpec k_pinned{"pinned", 0, Value::None, [](CommandLine& cl, const Given&) { cl.pinned = true; }};
 constexpr OptionSpec k_cpu{"cpu", 0, Value::NonEmpty, [](CommandLine& cl, const Given& g) { cl.cpu = *g.value; }};
@@ -208,18 +218,20 @@ constexpr const OptionSpec* k_explain_options[] = {&k_help,   &k_no_smt,      &k
                                                    &k_exclude, &k_slice,      &k_mem,    &k_weights,
                                                    &k_gpu,    &k_policy,      &k_nice,   &k_sched_slice,
                                                    &k_uclamp, &k_json,        &k_explain_root, &k_as,
-                                                   &k_spread, &k_ranks,       &k_shield};
+                                                   &k_spread, &k_ranks,       &k_shield, &k_svg_attached,
+                                                   &k_ascii};
 constexpr const OptionSpec* k_pin_options[] = {&k_help,    &k_no_smt,  &k_count,       &k_order,  &k_exclude,
                                                &k_slice,   &k_mem,     &k_weights,     &k_gpu,    &k_policy,
                                                &k_nice,    &k_sched_slice, &k_uclamp, &k_verbose,  &k_dry_run,
                                                &k_spread,  &k_tid,     &k_migrate, &k_tree,        &k_check,  &k_json,
                                                &k_irq};
-constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_root};
-constexpr const OptionSpec* k_show_options[] = {&k_help, &k_json, &k_tree, &k_pinned, &k_cpu, &k_irq, &k_shield, &k_root};
+constexpr const OptionSpec* k_topo_options[] = {&k_help, &k_json, &k_svg_optional, &k_ascii, &k_root};
+constexpr const OptionSpec* k_show_options[] = {&k_help,   &k_json,   &k_tree, &k_pinned, &k_cpu,
+                                                &k_irq,    &k_shield, &k_svg_attached, &k_root};
 constexpr const OptionSpec* k_shield_options[] = {&k_help,   &k_isolated, &k_irqs,    &k_shield_mem,
                                                   &k_name,   &k_off,      &k_dry_run, &k_verbose};
 constexpr const OptionSpec* k_watch_options[] = {&k_help,    &k_interval, &k_intervals,
-                                                 &k_threads, &k_json,     &k_tree};
+                                                 &k_threads, &k_json,     &k_tree, &k_svg_file};
 constexpr const OptionSpec* k_apply_options[] = {&k_help, &k_check, &k_dry_run, &k_json, &k_follow, &k_metrics};
 constexpr const OptionSpec* k_top_options[] = {&k_help,    &k_once,     &k_json, &k_interval, &k_frames,
                                                &k_top_pid, &k_top_tree, &k_name, &k_root};
@@ -227,13 +239,13 @@ constexpr const OptionSpec* k_top_options[] = {&k_help,    &k_once,     &k_json,
 constexpr Grammar k_grammars[] = {
     {CommandKind::Run, "run", "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]", k_run_options,
      Words::WhereCommand, true},
-    {CommandKind::Explain, "explain", "usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]",
+    {CommandKind::Explain, "explain", "usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT | --svg[=FILE] | --ascii]",
      k_explain_options, Words::Where, true},
     {CommandKind::Pin, "pin", "usage: affix pin [OPTIONS] WHERE PID...", k_pin_options, Words::WhereIds, true},
-    {CommandKind::Topo, "topo", "usage: affix topo [--json] [--root DIR]", k_topo_options, Words::None, false},
-    {CommandKind::Show, "show", "usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]", k_show_options,
+    {CommandKind::Topo, "topo", "usage: affix topo [--json | --svg [FILE] | --ascii] [--root DIR]", k_topo_options, Words::None, false},
+    {CommandKind::Show, "show", "usage: affix show [--json] [--svg[=FILE]] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]", k_show_options,
      Words::Ids, false},
-    {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [PID... | -- COMMAND [ARG...]]",
+    {CommandKind::Watch, "watch", "usage: affix watch [-i SECONDS] [-c N] [--threads] [--json] [--tree] [--svg FILE] [PID... | -- COMMAND [ARG...]]",
      k_watch_options, Words::Ids, false},
     {CommandKind::Shield, "shield",
      "usage: affix shield WHERE [--isolated] [--irqs] [--mem[=NODES]] [--name NAME] [--dry-run] [-- COMMAND...] "
@@ -525,6 +537,9 @@ CommandLine parse_command_line(CommandKind kind, const Args& args) {
             usage_error(g, what, *hint);
         usage_error(g, what, option_hint(given.name, kind));
       }
+      if (spec->value == Value::Optional && !given.value && i + 1 < args.size() && !is_option_word(args[i + 1]) &&
+          args[i + 1] != "--")
+        given.value = args[++i];
       if (spec->value == Value::None && given.value)
         usage_error(g, fmt::format("option '{}' takes no value", given.name));
       if (spec->value == Value::Next || spec->value == Value::NonEmpty) {

@@ -54,6 +54,14 @@ struct CommandLine {
   std::optional<unsigned> ranks;  // --ranks N
   // explain, topo, show
   std::optional<std::string> root;  // --root DIR
+  // topo, explain, show, watch: --svg (affix(1), PICTURES): the picture's
+  // FILE; "" or "-": standard output. topo takes `--svg FILE` and
+  // `--svg=FILE`, explain and show only `--svg=FILE` (their other words are
+  // WHERE and PIDs), watch `--svg FILE` (a FILE needed: its text goes to
+  // standard output).
+  std::optional<std::string> svg;
+  // topo, explain: --ascii (the picture in text)
+  bool ascii = false;
   // run and pin
   bool verbose = false;        // -v/--verbose
   bool dry_run = false;        // --dry-run

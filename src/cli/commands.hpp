@@ -4,6 +4,7 @@
 // throws affix::Error for failures; app.cpp prints them and maps the kind to
 // the command's exit status.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,10 @@ int command_apply(const Args& args);    // cmd_apply.cpp   // cmd_shield.cpp (ha
 // --irq of pin and show (cmd_irq.cpp): interrupts, not processes.
 struct CommandLine;
 int command_pin_irq(const CommandLine& cl);
-int command_show_irq(bool json, const std::string& root, const std::vector<std::string>& words);
+// With `svg` (show --svg --irq), also the machine's picture with each
+// CPU's count (affix(1), PICTURES); alone to standard output, nothing else.
+int command_show_irq(bool json, const std::string& root, const std::vector<std::string>& words,
+                     const std::optional<std::string>& svg = std::nullopt);
 
 // apply --follow FILE (cmd_apply_follow.cpp): runs until SIGTERM or SIGINT.
 int command_apply_follow(const CommandLine& cl, const std::string& file);
@@ -32,7 +36,8 @@ int command_apply_follow(const CommandLine& cl, const std::string& file);
 double unix_now();
 
 // show --shield (cmd_shield.cpp): the shields and what runs on their CPUs.
-int command_show_shield(bool json, const std::string& root);
+// With `svg` (show --svg --shield), also the picture with the shields marked.
+int command_show_shield(bool json, const std::string& root, const std::optional<std::string>& svg = std::nullopt);
 
 // Top level: dispatch on the first word, print errors, map exit statuses.
 int main_entry(int argc, char** argv);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "text.hpp"  // format_kb
 #include "topology.hpp"
 
 namespace affix {
@@ -39,8 +40,5 @@ void write_tiers_json(JsonWriter& j, const Topology& topo);
 std::string gpus_text(const Topology& topo);
 std::string gpu_memory_note(const Topology& topo, unsigned node);
 void gpu_device_json(JsonWriter& j, const Topology& topo, const Device& device);
-
-// "62.5 GiB", "512 MiB", "12 KiB"
-std::string format_kb(unsigned long long kb);
 
 }  // namespace affix

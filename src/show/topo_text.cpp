@@ -14,12 +14,6 @@
 
 namespace affix {
 
-std::string format_kb(unsigned long long kb) {
-  if (kb >= 1024ull * 1024) return fmt::format("{:.1f} GiB", static_cast<double>(kb) / (1024.0 * 1024.0));
-  if (kb >= 1024) return fmt::format("{:.1f} MiB", static_cast<double>(kb) / 1024.0);
-  return fmt::format("{} KiB", kb);
-}
-
 namespace {
 
 constexpr size_t k_fold_above = 40;   // tree lines before identical units fold

@@ -90,11 +90,11 @@ expect_exact "affix pi" pin
 expect_exact "affix apply --" --check --dry-run --json --follow --metrics --help
 # 2. Options, per command.
 expect_exact "affix --v" --version --verbose
-expect_exact "affix show --" --json --tree --pinned --cpu --irq --shield --root --help
+expect_exact "affix show --" --json --tree --pinned --cpu --irq --shield --svg --root --help
 expect_exact "affix pin 0 --s" --spread --slice --sched-slice
 expect_exact "affix explain --r" --ranks --root
-expect_exact "affix topo -" --json --root -h --help
-expect_exact "affix watch -" -i --interval -c --count --threads --json --tree -h --help
+expect_exact "affix topo -" --json --svg --ascii --root -h --help
+expect_exact "affix watch -" -i --interval -c --count --threads --json --tree --svg -h --help
 expect_exact "affix top -" --once --json -i --interval -n --frames --pid --tree --name --root -h --help
 # top's --tree takes a PID (pin's and show's is a flag): PIDs, not locations.
 expect_has "affix top --tree " $$

@@ -35,7 +35,7 @@ check "fish --mem values" "$(fish_complete 'affix --mem ')" "bind interleave loc
 check "fish top options" "$(fish_complete 'affix top --o')" "--once "
 check "fish top --tree: PIDs" "yes" "$(fish_complete 'affix top --tree ' | tr ' ' '\n' | grep -qx "$$" && echo yes)"
 check "fish --policy values" "$(fish_complete 'affix pin --policy ')" "batch deadline:2ms/10ms/10ms fifo:50 idle other rr:50 "
-check "fish show options" "$(fish_complete 'affix show --')" "--cpu --help --irq --json --pinned --root --shield --tree "
+check "fish show options" "$(fish_complete 'affix show --')" "--cpu --help --irq --json --pinned --root --shield --svg --tree "
 check "fish shield options" "$(fish_complete 'affix shield --')" "--dry-run --help --irqs --isolated --mem --name --off --verbose "
 check "fish shield: the command after WHERE" "$(fish_complete 'affix shield 0 lscp')" "lscpu "
 check "fish pin options" "$(fish_complete 'affix pin 0 --s')" "--sched-slice --slice --spread "

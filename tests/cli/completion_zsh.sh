@@ -27,7 +27,7 @@ ncpu=$(getconf _NPROCESSORS_ONLN)
 check "affix " run pin show topo explain watch top shield apply all self socket: node: die: llc: core: cpu: kind:
 check "affix ex" explain
 check "affix apply --" --check --dry-run --json --follow --metrics --help
-check "affix show --" --json --tree --pinned --cpu --irq --shield --root --help
+check "affix show --" --json --tree --pinned --cpu --irq --shield --svg --root --help
 check "affix top --" --once --json --interval --frames --pid --tree --name --root --help
 check "affix shield --" --isolated --irqs --mem --name --off --dry-run --verbose --help
 check "affix shield 0 lscp" lscpu

@@ -74,7 +74,7 @@ check "warnings on stderr" "affix: warning: memory nodes 0-1 differ from the CPU
 err=$("$AFFIX" explain all --as taskset --json 2>&1)
 check "--as with --json: status" 2 "$?"
 check "--as with --json: message" "affix: error: --as and --json cannot be used together
-affix: hint: usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]; see 'affix explain --help'" "$err"
+affix: hint: usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT | --svg[=FILE] | --ascii]; see 'affix explain --help'" "$err"
 err=$("$AFFIX" explain all --as slurm 2>&1)
 check "--as slurm: status" 2 "$?"
 check "--as slurm: message" "affix: error: invalid --as 'slurm': expected systemd, nginx, docker, taskset or numactl" \

@@ -18,7 +18,7 @@ text=$(MANWIDTH=80 man -l "$page" 2>/dev/null)
 wide=$(echo "$text" | awk 'length($0) > 80 && !/ExecStart=|ENTRYPOINT|EFFECTIVE  MANAGED|-edge |CUDA_VISIBLE_DEVICES=[0-9]$|cpuset\/jjh|: none of its CPUs allowed$|gives no UUID here\)$|^ +affix-shield-1  CPUs|^ +kernel    isolated|^ +CPU 4     kernel threads/' )
 [[ -z $wide ]] || failed "lines wider than 80 columns: $wide"
 
-sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/GPUS/SCHEDULING/READING THE MACHINE/WATCH/TOP/INTERRUPTS/SHIELD/APPLY/FOLLOWING AND METRICS/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
+sections="NAME/SYNOPSIS/DESCRIPTION/COMMANDS/LOCATIONS/OPTIONS/MEMORY/GPUS/SCHEDULING/READING THE MACHINE/WATCH/TOP/INTERRUPTS/SHIELD/APPLY/FOLLOWING AND METRICS/PICTURES/OUTPUT/EXIT STATUS/DIAGNOSTICS/GUARANTEES/ENVIRONMENT/PERMISSIONS/EXAMPLES/COMING FROM NUMACTL AND TASKSET/SEE ALSO/"
 # Every section, in the conventional order (and no other).
 order=$(grep -E '^[A-Z][A-Z ]+$' <<<"$text" | tr '\n' '/')
 [[ $order == "$sections" ]] || failed "sections: $order, want $sections"

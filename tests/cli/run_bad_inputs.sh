@@ -43,7 +43,7 @@ spec() {  # SPEC REASON CARET_COLUMN: the three lines of a spec error
   printf "affix: error: invalid location '%s': %s\n  %s\n  %*s^" "$1" "$2" "$1" "$3" ""
 }
 run_hint="affix: hint: usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]; see 'affix run --help'"
-explain_hint="affix: hint: usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT]; see 'affix explain --help'"
+explain_hint="affix: hint: usage: affix explain [OPTIONS] WHERE [--json | --as FORMAT | --svg[=FILE] | --ascii]; see 'affix explain --help'"
 
 # --- location syntax
 run socket: "$(spec socket: 'missing number' 7)"

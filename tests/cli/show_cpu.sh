@@ -103,7 +103,7 @@ expect() {  # NAME STATUS STDERR -- ARGS...
   check "$name: message" "$want" "$ERR"
   check "$name: nothing on stdout" "" "$OUT"
 }
-usage="affix: hint: usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'"
+usage="affix: hint: usage: affix show [--json] [--svg[=FILE]] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'"
 expect "--cpu 1-x" 2 "affix: error: invalid location '1-x': expected a number, found 'x'
   1-x
     ^" -- show --cpu 1-x

@@ -28,8 +28,8 @@ expect 0 "affix: warning: $roots/bad-meminfo/sys/devices/system/node/node0/memin
 # One voice: the same mistake in the same words as pin, run and explain
 # (one tokenizer reads every command), with the usage as the hint,
 # or the nearest option where one is close.
-topo_usage="affix: hint: usage: affix topo [--json] [--root DIR]; see 'affix topo --help'"
-show_usage="affix: hint: usage: affix show [--json] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'"
+topo_usage="affix: hint: usage: affix topo [--json | --svg [FILE] | --ascii] [--root DIR]; see 'affix topo --help'"
+show_usage="affix: hint: usage: affix show [--json] [--svg[=FILE]] [--tree] [--pinned | --cpu LIST | --irq] [--root DIR] [PID... | DEVICE...]; see 'affix show --help'"
 expect 2 "affix: error: unknown option '--bogus' for 'topo'
 $topo_usage" -- topo --bogus
 expect 2 "affix: error: unknown option '--bogus' for 'show'
