@@ -252,7 +252,15 @@ TEST_CASE("threads that came and went: the process's total beyond its threads' i
   FakeAffinity lists;
   WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
   w.start();
-  ev.threads[101].totals.run_ns += 2 * tick;  // the thread seen: 2 ticks
+  // The thread seen: 2 ticks, by the scheduler's count (its sched file) and
+  // its event's.
+  uint64_t run = 7000000;
+  auto ran = [&](uint64_t ns) {
+    ev.threads[101].totals.run_ns += ns;
+    run += ns;
+    f.thread(100, 101, 0, {0, 20, 2, run});
+  };
+  ran(2 * tick);
   f.process(100, "server", 2, 100, 50 + 12);  // the process: 12
   IntervalReport r = w.sample(1.0, 1.0);
   const ProcessReport& p = process_of(r, 100);
@@ -261,7 +269,7 @@ TEST_CASE("threads that came and went: the process's total beyond its threads' i
   CHECK_FALSE(p.exact);
   CHECK_FALSE(r.exact);
   // As much as the threads seen used: nothing came and went.
-  ev.threads[101].totals.run_ns += 3 * tick;
+  ran(3 * tick);
   f.process(100, "server", 2, 100, 62 + 3);
   r = w.sample(2.0, 1.0);
   CHECK(process_of(r, 100).came_and_went_ns == 0);
@@ -281,6 +289,46 @@ TEST_CASE("threads that came and went: the process's total beyond its threads' i
   CHECK(s.processes[0].came_and_went_ns == 13 * tick);
   CHECK(s.processes[0].activity.cpu_ns == 18 * tick);
   CHECK_FALSE(s.exact);
+}
+
+TEST_CASE("exact mode: a thread's CPU time is the scheduler's, not its event's running time") {
+  // A busy VM: the event's enabled-and-running time left out the context
+  // switches around it, 16% of the scheduler's count. The process's total
+  // is the scheduler's count: compared with the event's, it read as
+  // threads that came and went, and the watch as not exact.
+  const unsigned long long hz = static_cast<unsigned long long>(sysconf(_SC_CLK_TCK));
+  const uint64_t tick = 1000000000ull / hz;
+  FakeProc f;
+  two_threads(f);
+  f.process(100, "server", 2, 100, 50);
+  FakeMigrationEvents ev;
+  FakeAffinity lists;
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
+  w.start();
+  ev.threads[101].totals.run_ns += 84 * tick / 10;     // the event: 8.4 ticks
+  f.thread(100, 101, 0, {0, 21, 2, 7000000 + 10 * tick});  // the scheduler: 10
+  f.process(100, "server", 2, 100, 50 + 10);            // the process: 10
+  IntervalReport r = w.sample(1.0, 1.0);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(thread_of(p, 101).activity.cpu_ns == 10 * tick);
+  CHECK(p.came_and_went_ns == 0);
+  CHECK(p.activity.cpu_ns == 10 * tick);
+  CHECK(p.exact);
+  CHECK(r.exact);
+  // Its files unreadable for an interval: that interval is the event's,
+  // and the next starts from where the scheduler's count then is.
+  f.remove("proc/100/task/101/sched");
+  ev.threads[101].totals.run_ns += 3 * tick;
+  r = w.sample(2.0, 1.0);
+  CHECK(thread_of(process_of(r, 100), 101).activity.cpu_ns == 3 * tick);
+  ev.threads[101].totals.run_ns += 2 * tick;
+  f.thread(100, 101, 0, {0, 22, 2, 7000000 + 16 * tick});  // 6 more since the first read
+  r = w.sample(3.0, 1.0);
+  CHECK(thread_of(process_of(r, 100), 101).activity.cpu_ns == 2 * tick);
+  ev.threads[101].totals.run_ns += 1 * tick;
+  f.thread(100, 101, 0, {0, 23, 2, 7000000 + 18 * tick});
+  r = w.sample(4.0, 1.0);
+  CHECK(thread_of(process_of(r, 100), 101).activity.cpu_ns == 2 * tick);
 }
 
 TEST_CASE("a main thread that is a zombie while others run: not watched, the memory read from a live thread") {

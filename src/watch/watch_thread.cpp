@@ -206,7 +206,14 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
   }
   if (!ran) return count_no_wait(out.activity);
   long stat_cpu = -1;
+  const uint64_t run_before = m_sched.run_ns;
   if (read_after_run(cx, pid, out, &stat_cpu)) {
+    // Its CPU time by the scheduler's own count (se.sum_exec_runtime), as the
+    // process's total in /proc/PID/stat is: the event's enabled-and-running
+    // time leaves out the context switches around it (a busy VM showed 16%
+    // less), which read as threads that came and went (WatchTracker).
+    if (m_run_synced) out.activity.cpu_ns = delta(m_sched.run_ns, run_before);
+    m_run_synced = true;
     // A wait ends when the thread gets a CPU: read where it ran, by path
     // (exact mode keeps no schedstat open).
     auto now = read_schedstat(cx.root, pid, m_tid);
@@ -214,6 +221,7 @@ void ThreadWatch::update_exact(const WatchContext& cx, pid_t pid, const CpuSet& 
     count_wait(now, out.activity);
   } else if (there(cx, pid)) {
     out.activity.wait_unread = true;  // unreadable but there: its switches and wait are counted at the next read
+    m_run_synced = false;             // its CPU time is the event's here, and from the next read on the scheduler's
   } else {
     m_exited = true;
   }

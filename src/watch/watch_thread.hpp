@@ -113,6 +113,10 @@ private:
   bool m_wait_kept = true;  // false once its schedstat was seen to keep no wait (wait_kept)
   EventTotals m_event;   // exact: the event's totals at the last read
   uint64_t m_samples = 0;  // exact: samples taken (and lost ones accounted) since open
+  // exact: m_sched.run_ns is where the CPU time counted so far ends (false
+  // after an interval whose counters could not be read: the event's time
+  // counted it, and the next read only starts over from there)
+  bool m_run_synced = true;
 };
 
 }  // namespace affix
