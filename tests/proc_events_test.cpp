@@ -6,6 +6,7 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -185,6 +186,54 @@ TEST_CASE("proc events: the kernel names a fork of ours, or says why it cannot")
     if (!named) usleep(10000);
   }
   CHECK(named);
+}
+
+// Any process may send to the subscriber's port: what it sends is not the
+// kernel's, and a forged fork naming a placed parent would have a root
+// follower move the "child" it names. Only the kernel's events are read.
+TEST_CASE("proc events: a datagram another process sends to the subscriber is dropped") {
+  std::string why;
+  auto events = ProcEvents::open(why);
+  if (!events) {
+    INFO(why);
+    CHECK((why == "subscribing to the process events connector needs CAP_NET_ADMIN" ||
+           why.find("namespace") != std::string::npos));
+    return;
+  }
+  sockaddr_nl to{};
+  socklen_t len = sizeof to;
+  REQUIRE(getsockname(events->fd(), reinterpret_cast<sockaddr*>(&to), &len) == 0);
+  REQUIRE(to.nl_pid != 0);
+  int forger = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+  REQUIRE(forger >= 0);
+  sockaddr_nl me{};
+  me.nl_family = AF_NETLINK;
+  REQUIRE(bind(forger, reinterpret_cast<sockaddr*>(&me), sizeof me) == 0);
+  // A fork of PID 1 naming process 999999: well formed, as the kernel's are.
+  auto forged = message(proc_event::PROC_EVENT_FORK, 5, {1, 1, 999999, 999999});
+  std::vector<ProcEvent> parsed;
+  REQUIRE(parse_proc_events(forged.data(), forged.size(), parsed) == 1);
+  to.nl_groups = 0;
+  REQUIRE(sendto(forger, forged.data(), forged.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
+          static_cast<ssize_t>(forged.size()));
+  close(forger);
+  // Then one of the kernel's: a fork of ours, read after the forged one.
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  REQUIRE(child > 0);
+  waitpid(child, nullptr, 0);
+  bool kernels = false, forgeds = false;
+  for (int i = 0; i < 100 && !kernels; ++i) {
+    std::vector<ProcEvent> out;
+    events->drain(out);
+    for (const auto& e : out) {
+      if (e.kind == ProcEvent::Kind::Fork && e.child_pid == child) kernels = true;
+      if (e.kind == ProcEvent::Kind::Fork && e.child_pid == 999999) forgeds = true;
+    }
+    if (!kernels) usleep(10000);
+  }
+  CHECK(kernels);
+  CHECK_FALSE(forgeds);
 }
 
 TEST_CASE("proc events: a comm change names the task and its new name; every event its CPU and number") {

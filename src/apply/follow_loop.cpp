@@ -43,7 +43,7 @@ void systemd_notify(const char* state) {
 
 namespace {
 
-constexpr uint64_t k_coalesce_ns = 2000000;  // 2 ms
+constexpr uint64_t k_coalesce_ns = 10000000;  // 10 ms
 
 class ConnectorSource final : public FollowSource {
 public:

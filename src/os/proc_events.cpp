@@ -44,6 +44,50 @@ constexpr uint32_t k_none = proc_event::PROC_EVENT_NONE;  // an acknowledgement
 // PROC_PID_INIT_INO: the inode of the initial PID namespace (include/linux/proc_ns.h).
 constexpr unsigned long k_init_pid_ns = 0xEFFFFFFCUL;
 
+// Datagrams one recvmmsg(2) takes, and the room for each: a proc_event
+// message is under 100 bytes (a longer one is cut, MSG_TRUNC, and
+// parse_proc_events skips it).
+constexpr unsigned k_batch = 64;
+constexpr size_t k_slot = 512;
+
+// Reads the datagrams queued on `fd` now, k_batch at a call, and parses
+// those the kernel sent (the sender's port is 0): any process may send to
+// this socket's port, and a forged fork or exec would have a root
+// follower move what it names. false where the kernel dropped some
+// (ENOBUFS); what was read is still appended.
+bool receive(int fd, std::vector<ProcEvent>& out) {
+  bool whole = true;
+  alignas(8) static thread_local unsigned char slots[k_batch][k_slot];
+  for (;;) {
+    mmsghdr msgs[k_batch];
+    iovec iov[k_batch];
+    sockaddr_nl from[k_batch];
+    std::memset(msgs, 0, sizeof msgs);
+    for (unsigned i = 0; i < k_batch; ++i) {
+      iov[i] = iovec{slots[i], k_slot};
+      msgs[i].msg_hdr.msg_iov = &iov[i];
+      msgs[i].msg_hdr.msg_iovlen = 1;
+      msgs[i].msg_hdr.msg_name = &from[i];
+      msgs[i].msg_hdr.msg_namelen = sizeof from[i];
+    }
+    int n = recvmmsg(fd, msgs, k_batch, MSG_DONTWAIT, nullptr);
+    if (n < 0) {
+      if (errno == ENOBUFS) {
+        whole = false;
+        continue;
+      }
+      if (errno == EINTR) continue;
+      return whole;
+    }
+    for (int i = 0; i < n; ++i) {
+      const msghdr& h = msgs[i].msg_hdr;
+      if (h.msg_namelen < sizeof(sockaddr_nl) || from[i].nl_family != AF_NETLINK || from[i].nl_pid != 0) continue;
+      parse_proc_events(slots[i], std::min<size_t>(msgs[i].msg_len, k_slot), out);
+    }
+    if (n < static_cast<int>(k_batch)) return whole;  // all there was
+  }
+}
+
 }  // namespace
 
 size_t parse_proc_events(const void* data, size_t size, std::vector<ProcEvent>& out) {
@@ -171,23 +215,17 @@ std::unique_ptr<ProcEvents> ProcEvents::open(std::string& why) {
   // come first.
   std::vector<ProcEvent> seen;
   for (int waited = 0; waited < 100; waited += 10) {
-    unsigned char buf[8192];
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n > 0) {
-      seen.clear();
-      parse_proc_events(buf, static_cast<size_t>(n), seen);
-      for (const auto& e : seen) {
-        if (e.kind != ProcEvent::Kind::Ack || e.ack != ack + 1) continue;  // (Linux 6.x numbers seq itself)
-        if (e.error == 0) return events;
-        why = e.error == EPERM ? "the kernel refused the process events subscription: it needs CAP_NET_ADMIN in the "
-                                 "initial user namespace"
-                               : fmt::format("the kernel refused the process events subscription: {}",
-                                             std::strerror(e.error));
-        return nullptr;
-      }
-      continue;
+    seen.clear();
+    receive(fd, seen);  // a full buffer lost others' events, not the answer (sent to us last)
+    for (const auto& e : seen) {
+      if (e.kind != ProcEvent::Kind::Ack || e.ack != ack + 1) continue;  // (Linux 6.x numbers seq itself)
+      if (e.error == 0) return events;
+      why = e.error == EPERM ? "the kernel refused the process events subscription: it needs CAP_NET_ADMIN in the "
+                               "initial user namespace"
+                             : fmt::format("the kernel refused the process events subscription: {}",
+                                           std::strerror(e.error));
+      return nullptr;
     }
-    if (n < 0 && errno == ENOBUFS) continue;
     pollfd p{fd, POLLIN, 0};
     poll(&p, 1, 10);
   }
@@ -201,23 +239,7 @@ ProcEvents::~ProcEvents() {
   close(m_fd);
 }
 
-bool ProcEvents::drain(std::vector<ProcEvent>& out) {
-  bool whole = true;
-  unsigned char buf[16384];
-  for (;;) {
-    ssize_t n = recv(m_fd, buf, sizeof buf, 0);
-    if (n > 0) {
-      parse_proc_events(buf, static_cast<size_t>(n), out);
-      continue;
-    }
-    if (n < 0 && errno == ENOBUFS) {
-      whole = false;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    return whole;
-  }
-}
+bool ProcEvents::drain(std::vector<ProcEvent>& out) { return receive(m_fd, out); }
 
 int ProcEvents::grow_buffer(int limit) {
   int now = 0;

@@ -67,9 +67,11 @@ public:
   ~ProcEvents();
   ProcEvents(const ProcEvents&) = delete;
   ProcEvents& operator=(const ProcEvents&) = delete;
-  // Reads every event queued now, without waiting. False where the kernel
-  // dropped some because the socket's buffer was full (ENOBUFS): what was
-  // read is still true.
+  // Reads every event queued now, without waiting (64 datagrams a
+  // recvmmsg). Only the kernel's: a datagram another process sent to this
+  // socket (its sender's port is not 0) is dropped unread. False where the
+  // kernel dropped some because the socket's buffer was full (ENOBUFS):
+  // what was read is still true.
   bool drain(std::vector<ProcEvent>& out);
   // The socket, for poll(2) (readable: events queued).
   int fd() const { return m_fd; }
