@@ -79,18 +79,21 @@ void ApplyFollower::prepare_prefilter() {
 
 bool ApplyFollower::may_match(pid_t pid) {
   if (!m_prefilter) return true;
-  std::optional<StatLine> st;
+  // Its comm, from the one file that holds only that (stat's line costs the
+  // kernel more: it adds up the threads' times). A kernel thread renamed
+  // may pass here: the engine, which reads its flags, places no kernel
+  // thread.
+  std::optional<std::string> comm;
   try {
-    st = read_stat(m_root, proc_dir(pid));
+    comm = m_root.read(proc_dir(pid) + "/comm", 64);
   } catch (const Error&) {
     return true;  // the engine says what it is
   }
-  if (!st) return false;  // gone
+  if (!comm) return false;  // gone
+  if (!comm->empty() && comm->back() == '\n') comm->pop_back();
   ProcessFacts f;
   f.pid = pid;
-  f.comm = st->comm;
-  f.kernel_thread = (st->flags & k_pf_kthread) != 0;
-  if (f.kernel_thread) return false;
+  f.comm = std::move(*comm);
   for (const Rule& r : m_comm_rules)
     if (rule_matches(r, f)) return true;
   return false;

@@ -101,4 +101,5 @@ check_match "textfile: unwritable, message" "*affix: error: cannot write $tmp/no
 wait_for 10 eval '[[ $(curl -s "$url") == *"affix_rule_drift_seen_total{rule=\"t1\"} "[1-9]* ]]'
 check_match "drift seen counted" 'affix_rule_drift_seen_total{rule="t1"} [1-9]*' "$(curl -s "$url" | grep '^affix_rule_drift_seen_total{rule="t1"}')"
 check "drift not undone (no enforce)" 'affix_rule_drift_undone_total{rule="t1"} 0' "$(curl -s "$url" | grep '^affix_rule_drift_undone_total{rule="t1"}')"
+((fail == 0)) || sed 's/^/  follower: /' "$tmp/log"
 exit $fail
