@@ -613,16 +613,27 @@ ApplyCheckReport ApplyEngine::check_all() {
   return report;
 }
 
-ProcessOutcome ApplyEngine::apply_process(pid_t pid, bool dry_run) {
-  ProcessOutcome o;
+namespace {
+
+// The process's facts; its start time and comm in `o` (Gone where it is not there).
+std::optional<ProcessFacts> facts_into(const SysRoot& root, pid_t pid, ProcessOutcome& o) {
   o.pid = pid;
-  auto f = read_process_facts(m->root, pid);
+  auto f = read_process_facts(root, pid);
   if (!f) {
     o.status = ProcessStatus::Gone;
-    return o;
+    return f;
   }
   o.start_time = f->start_time;
   o.comm = f->comm;
+  return f;
+}
+
+}  // namespace
+
+ProcessOutcome ApplyEngine::apply_process(pid_t pid, bool dry_run) {
+  ProcessOutcome o;
+  auto f = facts_into(m->root, pid, o);
+  if (!f) return o;
   std::vector<size_t> also;
   auto idx = f->kernel_thread ? std::nullopt : first_match(m->rules, *f, &also);
   if (!idx) {
@@ -634,15 +645,9 @@ ProcessOutcome ApplyEngine::apply_process(pid_t pid, bool dry_run) {
 
 ProcessOutcome ApplyEngine::apply_thread(pid_t pid, pid_t tid) {
   ProcessOutcome o;
-  o.pid = pid;
   o.tid = tid;
-  auto f = read_process_facts(m->root, pid);
-  if (!f) {
-    o.status = ProcessStatus::Gone;
-    return o;
-  }
-  o.start_time = f->start_time;
-  o.comm = f->comm;
+  auto f = facts_into(m->root, pid, o);
+  if (!f) return o;
   auto idx = f->kernel_thread ? std::nullopt : first_match(m->rules, *f);
   if (!idx) return o;
   o.rule = idx;
