@@ -150,19 +150,26 @@ TEST_CASE("clone_state_of: the call a thread is in, from /proc/PID/task/TID/sysc
   CHECK(clone_state_of("running\n", "kernel_clone") == CloneState::Unknown);
 }
 
+// The real connector, or nullptr after checking why it cannot be had
+// (without CAP_NET_ADMIN, or in a namespace of affix's own).
+std::unique_ptr<ProcEvents> subscribe_or_why() {
+  std::string why;
+  auto events = ProcEvents::open(why);
+  INFO(why);
+  if (!events)
+    CHECK((why == "subscribing to the process events connector needs CAP_NET_ADMIN" ||
+           why.find("namespace") != std::string::npos));
+  else
+    CHECK(why.empty());
+  return events;
+}
+
 // The real connector on this kernel: subscribed, a fork of the test's own is
 // named (the forking thread, the child) with a time after the fork began;
 // without CAP_NET_ADMIN the reason is what is checked.
 TEST_CASE("proc events: the kernel names a fork of ours, or says why it cannot") {
-  std::string why;
-  auto events = ProcEvents::open(why);
-  if (!events) {
-    INFO(why);
-    CHECK((why == "subscribing to the process events connector needs CAP_NET_ADMIN" ||
-           why.find("namespace") != std::string::npos));
-    return;
-  }
-  CHECK(why.empty());
+  auto events = subscribe_or_why();
+  if (!events) return;
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   const uint64_t before = static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
@@ -192,14 +199,8 @@ TEST_CASE("proc events: the kernel names a fork of ours, or says why it cannot")
 // kernel's, and a forged fork naming a placed parent would have a root
 // follower move the "child" it names. Only the kernel's events are read.
 TEST_CASE("proc events: a datagram another process sends to the subscriber is dropped") {
-  std::string why;
-  auto events = ProcEvents::open(why);
-  if (!events) {
-    INFO(why);
-    CHECK((why == "subscribing to the process events connector needs CAP_NET_ADMIN" ||
-           why.find("namespace") != std::string::npos));
-    return;
-  }
+  auto events = subscribe_or_why();
+  if (!events) return;
   sockaddr_nl to{};
   socklen_t len = sizeof to;
   REQUIRE(getsockname(events->fd(), reinterpret_cast<sockaddr*>(&to), &len) == 0);

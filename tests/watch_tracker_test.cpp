@@ -240,18 +240,29 @@ TEST_CASE("remote pages are anonymous pages: a file's page cache is not the proc
   CHECK(*s.processes[0].file_pages == NodePages{{1, 600}});
 }
 
+// Process 100 (two_threads), 50 ticks of CPU so far, watched in exact mode.
+struct ExactWatch {
+  const uint64_t tick = 1000000000ull / static_cast<uint64_t>(sysconf(_SC_CLK_TCK));
+  FakeProc f;
+  FakeMigrationEvents ev;
+  FakeAffinity lists;
+  std::unique_ptr<WatchTracker> w;
+  ExactWatch() {
+    two_threads(f);
+    f.process(100, "server", 2, 100, 50);
+    w = std::make_unique<WatchTracker>(SysRoot(f.root.path()), machine(), lists, &ev, std::vector<pid_t>{100}, false);
+    w->start();
+  }
+};
+
 TEST_CASE("threads that came and went: the process's total beyond its threads' is counted, not exact") {
   // proc/100/stat's utime holds ended threads' time: what it grew by beyond
   // what the threads seen used went to threads no sample saw.
-  const unsigned long long hz = static_cast<unsigned long long>(sysconf(_SC_CLK_TCK));
-  const uint64_t tick = 1000000000ull / hz;
-  FakeProc f;
-  two_threads(f);
-  f.process(100, "server", 2, 100, 50);
-  FakeMigrationEvents ev;
-  FakeAffinity lists;
-  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
-  w.start();
+  ExactWatch x;
+  FakeProc& f = x.f;
+  FakeMigrationEvents& ev = x.ev;
+  WatchTracker& w = *x.w;
+  const uint64_t tick = x.tick;
   // The thread seen: 2 ticks, by the scheduler's count (its sched file) and
   // its event's.
   uint64_t run = 7000000;
@@ -296,15 +307,11 @@ TEST_CASE("exact mode: a thread's CPU time is the scheduler's, not its event's r
   // switches around it, 16% of the scheduler's count. The process's total
   // is the scheduler's count: compared with the event's, it read as
   // threads that came and went, and the watch as not exact.
-  const unsigned long long hz = static_cast<unsigned long long>(sysconf(_SC_CLK_TCK));
-  const uint64_t tick = 1000000000ull / hz;
-  FakeProc f;
-  two_threads(f);
-  f.process(100, "server", 2, 100, 50);
-  FakeMigrationEvents ev;
-  FakeAffinity lists;
-  WatchTracker w(SysRoot(f.root.path()), machine(), lists, &ev, {100}, false);
-  w.start();
+  ExactWatch x;
+  FakeProc& f = x.f;
+  FakeMigrationEvents& ev = x.ev;
+  WatchTracker& w = *x.w;
+  const uint64_t tick = x.tick;
   ev.threads[101].totals.run_ns += 84 * tick / 10;     // the event: 8.4 ticks
   f.thread(100, 101, 0, {0, 21, 2, 7000000 + 10 * tick});  // the scheduler: 10
   f.process(100, "server", 2, 100, 50 + 10);            // the process: 10
