@@ -269,17 +269,26 @@ void ApplyFollower::sample_watch() {
     it->second.threads = p.threads;
     for (size_t c = 0; c < k_crossings; ++c) {
       auto level = static_cast<Crossing>(c);
-      m_migrations[{rule, it->second.comm, crossing_name(level)}] += p.activity.migrations[level];
+      m_migrations[{rule, comm_label(rule, it->second.comm), crossing_name(level)}] += p.activity.migrations[level];
     }
     if (p.remote_pages && p.anon_pages) {
       uint64_t anon = 0;
       for (const auto& [node, pages] : *p.anon_pages) anon += pages;
-      auto& r = remote[{rule, it->second.comm}];
+      auto& r = remote[{rule, comm_label(rule, it->second.comm)}];
       r.first += *p.remote_pages;
       r.second += anon;
     }
   }
   m_remote = std::move(remote);
+}
+
+const std::string& ApplyFollower::comm_label(const std::string& rule, const std::string& comm) {
+  static const std::string other = "(other)";
+  auto& named = m_comm_labels[rule];
+  if (named.count(comm)) return comm;
+  if (named.size() >= k_comm_labels) return other;
+  named.insert(comm);
+  return comm;
 }
 
 bool ApplyFollower::reload() {

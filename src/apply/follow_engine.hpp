@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "apply_engine.hpp"
@@ -39,6 +40,9 @@
 #include "topology.hpp"
 
 namespace affix {
+
+// Distinct comm label values a rule's series have (affix(1), METRICS).
+constexpr size_t k_comm_labels = 16;
 
 class WatchTracker;
 
@@ -92,6 +96,11 @@ private:
   std::map<pid_t, Matched> m_matched;
   std::map<std::string, uint64_t> m_undone;  // per rule name: put back by the enforce check
   // Migrations by (rule, comm, level), summed over samples; remote share per (rule, comm).
+  // The comm label's value for a process of `rule`: its comm for the
+  // first k_comm_labels names seen under the rule, "(other)" after (a
+  // process may rename itself at will: the series stay bounded).
+  const std::string& comm_label(const std::string& rule, const std::string& comm);
+  std::map<std::string, std::set<std::string>> m_comm_labels;  // rule -> comms with series of their own
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> m_migrations;
   std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> m_remote;  // remote, anon pages
   std::unique_ptr<WatchTracker> m_watch;

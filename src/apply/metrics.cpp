@@ -11,10 +11,13 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "text.hpp"
 
 namespace affix {
 
-std::string metric_label_value(std::string_view value) {
+std::string metric_label_value(std::string_view raw) {
+  // A process's name is any 15 bytes: the format is UTF-8 text.
+  const std::string value = utf8_or_replacement(raw);
   std::string out;
   out.reserve(value.size());
   for (char c : value) {

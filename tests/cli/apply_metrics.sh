@@ -101,5 +101,34 @@ check_match "textfile: unwritable, message" "*affix: error: cannot write $tmp/no
 wait_for 10 eval '[[ $(curl -s "$url") == *"affix_rule_drift_seen_total{rule=\"t1\"} "[1-9]* ]]'
 check_match "drift seen counted" 'affix_rule_drift_seen_total{rule="t1"} [1-9]*' "$(curl -s "$url" | grep '^affix_rule_drift_seen_total{rule="t1"}')"
 check "drift not undone (no enforce)" 'affix_rule_drift_undone_total{rule="t1"} 0' "$(curl -s "$url" | grep '^affix_rule_drift_undone_total{rule="t1"}')"
+
+# Names are bounded: a rule's first 16 comms have series of their own, the
+# rest are counted as "(other)"; a name that is not UTF-8 is written valid.
+cat >"$tmp/many.toml" <<'R'
+[[rule]]
+name = "many"
+comm = "affix-n*"
+where = "cpu:0-1"
+R
+"$AFFIX" apply --follow --metrics 127.0.0.1:0 "$tmp/many.toml" 2>"$tmp/many.log" &
+pids+=($!)
+wait_for 20 log_has "$tmp/many.log" "metrics on http://127.0.0.1:" || { cat "$tmp/many.log"; echo "FAIL: no metrics server"; exit 1; }
+murl=$(grep -o 'http://127.0.0.1:[0-9]*/metrics' "$tmp/many.log")
+# First (the lowest PID: among the 16), a name that is not UTF-8.
+ln -s /bin/sleep "$tmp/$(printf 'affix-n\xff')"
+"$tmp/$(printf 'affix-n\xff')" 300 &
+pids+=($!)
+for i in $(seq 10 27); do
+  ln -s /bin/sleep "$tmp/affix-n$i"
+  "$tmp/affix-n$i" 300 &
+  pids+=($!)
+done
+comms() { curl -s "$murl" | grep '^affix_process_migrations_total{' | grep -o 'comm="[^"]*"' | sort -u; }
+wait_for 15 eval '[[ $(comms | wc -l) == 17 ]]'
+check "16 names with series of their own, and (other)" "17" "$(comms | wc -l)"
+check "the others under (other)" 'comm="(other)"' "$(comms | grep -F '(other)')"
+check "a name that is not UTF-8: U+FFFD in its place" '1' "$(comms | grep -c "$(printf 'comm="affix-n\xef\xbf\xbd"')")"
+check "every label value is UTF-8" "ok" "$(curl -s "$murl" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 && echo ok)"
+
 ((fail == 0)) || sed 's/^/  follower: /' "$tmp/log"
 exit $fail
