@@ -46,6 +46,7 @@ const std::vector<MarkStyle>& mark_styles();
 struct Box {
   BoxKind kind = BoxKind::Group;
   std::string id;                  // "cpu-3"; empty: none
+  long key = -1;                   // the unit's number (package 0, node 3, CPU 7); -1: none (machine, run, group)
   std::vector<std::string> lines;  // label lines, as read (painters escape them)
   std::string title;               // details on hover (escaped by the painter)
   CpuSet cpus;                     // the CPUs it holds
