@@ -347,17 +347,6 @@ void draw_boxes(const Box& b, BoxKind want, std::vector<std::pair<std::string, C
   }
 }
 
-BoxKind kind_of_level(TopLevel l) {
-  switch (l) {
-    case TopLevel::Node: return BoxKind::Node;
-    case TopLevel::Socket: return BoxKind::Package;
-    case TopLevel::Llc: return BoxKind::Llc;
-    case TopLevel::Core: return BoxKind::Core;
-    case TopLevel::Cpu: return BoxKind::Cpu;
-  }
-  return BoxKind::Cpu;
-}
-
 // top's rows at every level are draw's boxes, collapsed runs included.
 void check_top_is_draw(const Topology& topo) {
   TopFrame f = frame_of(topo, true);
@@ -365,7 +354,7 @@ void check_top_is_draw(const Topology& topo) {
   for (TopLevel l : top_levels(f)) {
     INFO(top_level_name(l));
     std::vector<std::pair<std::string, CpuSet>> want, got;
-    draw_boxes(pic.root, kind_of_level(l), want);
+    draw_boxes(pic.root, top_level_kind(l), want);
     for (const TopUnit& u : top_units(f, l)) got.push_back({u.label, u.cpus});
     CHECK(got == want);
   }

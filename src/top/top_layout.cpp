@@ -37,6 +37,17 @@ const char* top_level_plural(TopLevel level) {
   return "?";
 }
 
+BoxKind top_level_kind(TopLevel level) {
+  switch (level) {
+    case TopLevel::Node: return BoxKind::Node;
+    case TopLevel::Socket: return BoxKind::Package;
+    case TopLevel::Llc: return BoxKind::Llc;
+    case TopLevel::Core: return BoxKind::Core;
+    case TopLevel::Cpu: return BoxKind::Cpu;
+  }
+  return BoxKind::Cpu;
+}
+
 const char* top_sort_name(TopSort sort) {
   switch (sort) {
     case TopSort::Cpu: return "CPU%";
@@ -49,17 +60,6 @@ const char* top_sort_name(TopSort sort) {
 }
 
 namespace {
-
-BoxKind kind_of(TopLevel level) {
-  switch (level) {
-    case TopLevel::Node: return BoxKind::Node;
-    case TopLevel::Socket: return BoxKind::Package;
-    case TopLevel::Llc: return BoxKind::Llc;
-    case TopLevel::Core: return BoxKind::Core;
-    case TopLevel::Cpu: return BoxKind::Cpu;
-  }
-  return BoxKind::Cpu;
-}
 
 std::optional<TopLevel> level_of(BoxKind kind) {
   switch (kind) {
@@ -161,7 +161,7 @@ void collect(const TopTree& t, const Box& b, BoxKind want, std::vector<const Box
 std::vector<CpuGroup> units_of(const TopTree& t, TopLevel level) {
   std::vector<CpuGroup> units;
   std::vector<const Box*> above;
-  collect(t, *t.root, kind_of(level), above, units);
+  collect(t, *t.root, top_level_kind(level), above, units);
   for (size_t i = 0; i < units.size(); ++i)
     units[i].header = !units[i].above.empty() && (i == 0 || units[i].above != units[i - 1].above);
   return units;
@@ -493,7 +493,7 @@ PictureFit fit_picture(const TopTree& t, std::optional<TopLevel> deepest, size_t
     if (it != t.levels.end()) start = static_cast<size_t>(it - t.levels.begin());
   }
   for (size_t i = start + 1; i-- > 0;) {
-    Box root = picture_box(t, *t.root, kind_of(t.levels[i]));
+    Box root = picture_box(t, *t.root, top_level_kind(t.levels[i]));
     fit.rows = boxes_ascii(root, Charset::Ascii);
     fit.width = root.w;
     fit.level = t.levels[i];

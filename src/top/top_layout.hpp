@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "draw_box.hpp"
 #include "top_frame.hpp"
 
 namespace affix {
@@ -34,6 +35,8 @@ enum class TopLevel { Node, Socket, Llc, Core, Cpu };
 constexpr int k_top_levels = 5;
 const char* top_level_name(TopLevel level);    // "node", "socket", "LLC", "core", "CPU"
 const char* top_level_plural(TopLevel level);  // "nodes", ..., "CPUs"
+// The kind of draw's boxes a level's rows are (socket: BoxKind::Package).
+BoxKind top_level_kind(TopLevel level);
 
 // The keys of the process pane, in the order s and > cycle through them.
 enum class TopSort { Cpu, Migrations, Remote, Threads, Pid };
