@@ -472,6 +472,13 @@ TEST_CASE("top picture view: v draws draw's boxes with each CPU's busy %, cut to
   INFO(s);
   CHECK(text(lines[0]).find(std::string("picture to ") + top_level_plural(shown)) != std::string::npos);
   CHECK(s.find("|Node 0") != std::string::npos);
+  // Too small for even the packages: the first lines, and what it needs.
+  lines = top_layout(big, v, 40, 10);
+  INFO(screen_text(lines));
+  check_fits(lines, 40, 10);
+  CHECK(top_shown_level(big, v, 40, 10) == TopLevel::Socket);
+  CHECK(text(lines[1]).find("+---") == 0);
+  CHECK(line_with(lines, "  picture cut: ").find(" x ") != std::string::npos);
   for (size_t h = 1; h <= 40; h += 3)
     for (size_t w = 1; w <= 200; w += 13) {
       INFO(h << "x" << w);
