@@ -70,8 +70,8 @@ struct TopView {
 };
 
 // The level shown for this frame and view on `rows` lines of the top pane
-// (header lines included): the view's chosen level, or else the deepest
-// whose lines fit (the node level where none does).
+// (header lines included): the deepest whose lines fit (the tree's
+// outermost level where none does).
 TopLevel top_fit_level(const TopFrame& frame, size_t rows);
 
 // Lines the top pane takes at a level (unit rows and their header lines).
@@ -84,7 +84,9 @@ size_t top_pane_lines(const TopFrame& frame, TopLevel level);
 // filter being typed, or the frame's first warning).
 std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size_t width, size_t height);
 
-// The level top_layout() shows for this frame, view and size.
+// The level top_layout() shows for this frame, view and size: the view's
+// chosen one, or the deepest that fits; in the picture view the level its
+// picture is cut to (the deepest, from the chosen one up, that fits).
 TopLevel top_shown_level(const TopFrame& frame, const TopView& view, size_t width, size_t height);
 
 // The processes of the frame that pass the view's filter, in the view's
