@@ -4,10 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "corpus.hpp"
+#include "machine_tree.hpp"
 #include "top_layout.hpp"
+#include "topo_builder.hpp"
+#include "topology.hpp"
 
 using namespace affix;
 
@@ -89,7 +94,7 @@ TEST_CASE("top layout: this host's 2 CPUs are CPU rows under their node, socket 
   CHECK(top_shown_level(f, TopView{}, 80, 24) == TopLevel::Cpu);
   std::string s = screen_text(lines);
   INFO(s);
-  CHECK(text(lines[1]) == "node 0  socket 0  LLC 0  (CPU 0-1)");
+  CHECK(text(lines[1]) == "socket 0  node 0  LLC 0  (CPU 0-1)");  // draw's nesting: package outside
   std::string cpu1 = line_with(lines, " CPU 1 ");
   CHECK(cpu1.find(" 99.0% [") != std::string::npos);
   CHECK(cpu1.find("4321/4325 spin 98%") != std::string::npos);
@@ -145,7 +150,7 @@ TEST_CASE("top layout: 4096 CPUs fit 80x24 as node rows with their busy added up
   INFO(s);
   CHECK(s.find("more CPUs (- collapses)") != std::string::npos);
   CHECK(s.find(" CPU 0 ") != std::string::npos);
-  CHECK(s.find("node 0  socket 0  LLC 0  core 0  (CPU 0-1)") != std::string::npos);
+  CHECK(s.find("socket 0  node 0  LLC 0  core 0  (CPU 0-1)") != std::string::npos);
   handle_top_key(view, '-', TopLevel::Cpu);
   CHECK(view.level == TopLevel::Core);
   view.level = TopLevel::Node;
@@ -285,4 +290,198 @@ TEST_CASE("top layout: a frame of 4096 CPUs and 10,000 processes lays out in und
   WARN("4096 CPUs, 10,000 processes, 200x60: " << ms << " ms");
   CHECK(lines.size() == 60);
   CHECK(ms < 100);
+  // The picture view on the same frame (said, not asserted: a figure).
+  view.picture = true;
+  start = std::chrono::steady_clock::now();
+  lines = top_layout(f, view, 200, 60);
+  ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  WARN("picture view, 4096 CPUs, 200x60: " << ms << " ms\n" << screen_text(lines));
+  CHECK(lines.size() == 60);
+}
+
+namespace {
+
+// A frame of `topo`'s CPUs as the sampler makes it: their units, and
+// draw's tree of the machine (machine_picture).
+TopFrame frame_of(const Topology& topo, bool with_machine) {
+  TopFrame f;
+  f.interval = 1.0;
+  for (unsigned c : topo.possible.members()) {
+    TopCpu cpu;
+    cpu.cpu = c;
+    const CpuInfo& info = topo.cpus[c];
+    cpu.node = info.node;
+    for (size_t i = 0; i < topo.sockets.size(); ++i)
+      if (topo.sockets[i].cpus.test(c)) cpu.socket = static_cast<long>(i);
+    cpu.llc = info.llc;
+    cpu.core = info.core;
+    cpu.online = topo.online.test(c);
+    cpu.busy = 10.0;
+    f.cpus.push_back(cpu);
+  }
+  if (with_machine) f.machine = std::make_shared<const Box>(machine_picture(topo).root);
+  return f;
+}
+
+const char* word_of(BoxKind k) {
+  switch (k) {
+    case BoxKind::Package: return "socket";
+    case BoxKind::Node: return "node";
+    case BoxKind::Llc: return "LLC";
+    case BoxKind::Core: return "core";
+    case BoxKind::Cpu: return "CPU";
+    default: return "?";
+  }
+}
+
+// What draw's tree has at a level, read off the tree here: its visible
+// boxes of that kind, its collapsed runs ("N x KIND") and CPUs where the
+// tree has no box of the kind.
+void draw_boxes(const Box& b, BoxKind want, std::vector<std::pair<std::string, CpuSet>>& out) {
+  for (const Box& c : b.children) {
+    if (c.hidden || c.kind == BoxKind::Device || c.kind == BoxKind::Memory) continue;
+    if (c.kind == want || c.kind == BoxKind::Collapsed || c.kind == BoxKind::Cpu)
+      out.push_back({c.kind == BoxKind::Collapsed ? c.lines.front() : std::string(word_of(c.kind)) + " " + std::to_string(c.key), c.cpus});
+    else
+      draw_boxes(c, want, out);
+  }
+}
+
+// top's rows at every level are draw's boxes, collapsed runs included.
+void check_top_is_draw(const Topology& topo) {
+  TopFrame f = frame_of(topo, true);
+  Picture pic = machine_picture(topo);
+  for (TopLevel l : top_levels(f)) {
+    INFO(top_level_name(l));
+    std::vector<std::pair<std::string, CpuSet>> want, got;
+    draw_boxes(pic.root, top_level_kind(l), want);
+    for (const TopUnit& u : top_units(f, l)) got.push_back({u.label, u.cpus});
+    CHECK(got == want);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("top and draw: a package of two nodes, the rows are draw's boxes in draw's nesting", "[top_layout]") {
+  // 4 packages of 2 nodes each (64 CPUs).
+  Topology topo = read_topology(SysRoot(test::corpus_root("64amd64-4s2n4ca2co")));
+  TopFrame f = frame_of(topo, true);
+  CHECK(top_levels(f) == std::vector<TopLevel>{TopLevel::Socket, TopLevel::Node, TopLevel::Llc, TopLevel::Core, TopLevel::Cpu});
+  auto nodes = top_units(f, TopLevel::Node);
+  REQUIRE(nodes.size() == 8);
+  CHECK(nodes[0].label == "node 0");
+  CHECK(nodes[0].above == std::vector<std::string>{"socket 0"});
+  CHECK(nodes[1].above == std::vector<std::string>{"socket 0"});
+  CHECK(nodes[2].above == std::vector<std::string>{"socket 1"});
+  CHECK(nodes[0].cpus == topo.node(0)->cpus);
+  check_top_is_draw(topo);
+  // The screen's node rows sit under their package's header, as draw nests them.
+  TopView v;
+  v.level = TopLevel::Node;
+  auto lines = top_layout(f, v, 100, 40);
+  INFO(screen_text(lines));
+  CHECK(text(lines[1]).find("socket 0  (CPU ") == 0);
+  CHECK(text(lines[2]).find(" node 0 ") == 0);
+  CHECK(text(lines[3]).find(" node 1 ") == 0);
+  CHECK(text(lines[4]).find("socket 1  (CPU ") == 0);
+  // + and - step through the tree's levels: from package to node.
+  handle_top_key(v, '-', TopLevel::Node, top_levels(f));
+  CHECK(v.level == TopLevel::Socket);
+  handle_top_key(v, '+', TopLevel::Socket, top_levels(f));
+  CHECK(v.level == TopLevel::Node);
+
+  // Every captured machine: top's rows at every level are draw's boxes,
+  // and a frame with no tree (draw's tree of its CPUs' places) groups its
+  // CPUs the same.
+  for (const std::string& name : test::corpus_names()) {
+    INFO(name);
+    Topology t = read_topology(SysRoot(test::corpus_root(name)));
+    check_top_is_draw(t);
+    TopFrame with = frame_of(t, true), without = frame_of(t, false);
+    CHECK(top_levels(with) == top_levels(without));
+    for (TopLevel l : top_levels(with)) {
+      std::vector<CpuSet> a, b;
+      for (const TopUnit& u : top_units(with, l)) a.push_back(u.cpus);
+      for (const TopUnit& u : top_units(without, l)) b.push_back(u.cpus);
+      CHECK(a == b);
+    }
+  }
+}
+
+TEST_CASE("top and draw: 4096 CPUs collapse into draw's runs, \"N x KIND\" as draw words it", "[top_layout]") {
+  test::TopoSpec spec;
+  spec.sockets = 4;
+  spec.nodes_per_socket = 2;
+  spec.cores_per_node = 256;
+  spec.smt = 2;
+  spec.llcs_per_node = 32;
+  Topology topo = test::build(spec);
+  REQUIRE(topo.online.count() == 4096);
+  check_top_is_draw(topo);
+  TopFrame f = frame_of(topo, true);
+  auto llcs = top_units(f, TopLevel::Llc);
+  // Per node: LLC 0, LLC 1, a run of 29, the last.
+  REQUIRE(llcs.size() == 32);
+  CHECK(llcs[0].label == "LLC 0");
+  CHECK(llcs[2].label == "29 x LLC");
+  CHECK(llcs[2].collapsed);
+  CpuSet run;
+  for (size_t i = 2; i <= 30; ++i) run |= topo.llcs[i].cpus;
+  CHECK(llcs[2].cpus == run);
+  CHECK(llcs[2].above == std::vector<std::string>{"socket 0", "node 0"});
+  auto lines = top_layout(f, TopView{}, 80, 24);
+  INFO(screen_text(lines));
+  check_fits(lines, 80, 24);
+  TopView v;
+  v.level = TopLevel::Llc;
+  lines = top_layout(f, v, 100, 60);
+  CHECK(line_with(lines, " 29 x LLC ").find(" 10.0% [") != std::string::npos);
+}
+
+TEST_CASE("top picture view: v draws draw's boxes with each CPU's busy %, cut to fit", "[top_layout]") {
+  TopFrame f = machine(2, 2, 1, 2, 1);
+  f.cpus[1].busy = 99.0;
+  TopView v;
+  handle_top_key(v, 'v', TopLevel::Cpu);
+  REQUIRE(v.picture);
+  auto lines = top_layout(f, v, 80, 24);
+  std::string s = screen_text(lines);
+  INFO(s);
+  check_fits(lines, 80, 24);
+  CHECK(text(lines[0]).find("picture of CPUs") != std::string::npos);
+  CHECK(text(lines[1]).find("+--") == 0);
+  CHECK(text(lines[2]).find("|Machine (2 CPUs, 1 node)") == 0);
+  CHECK(s.find("|Package 0") != std::string::npos);
+  CHECK(s.find("|Node 0") != std::string::npos);
+  CHECK(s.find("|CPU 0|") != std::string::npos);
+  CHECK(s.find("|CPU 1|") != std::string::npos);
+  CHECK(s.find("|99%  |") != std::string::npos);
+  CHECK(s.find("|0%   |") != std::string::npos);
+  CHECK(line_with(lines, "    PID COMM").size() > 0);  // the process pane stays
+  handle_top_key(v, 'v', TopLevel::Cpu);
+  CHECK_FALSE(v.picture);
+  CHECK(text(top_layout(f, v, 80, 24)[0]).find("CPU rows") != std::string::npos);
+
+  // 4096 CPUs: the picture is cut to the deepest level that fits, every size fits.
+  TopFrame big = machine(4096, 512, 2, 16, 2);
+  v.picture = true;
+  TopLevel shown = top_shown_level(big, v, 120, 50);
+  CHECK(shown != TopLevel::Cpu);
+  lines = top_layout(big, v, 120, 50);
+  s = screen_text(lines);
+  INFO(s);
+  CHECK(text(lines[0]).find(std::string("picture to ") + top_level_plural(shown)) != std::string::npos);
+  CHECK(s.find("|Node 0") != std::string::npos);
+  // Too small for even the packages: the first lines, and what it needs.
+  lines = top_layout(big, v, 40, 10);
+  INFO(screen_text(lines));
+  check_fits(lines, 40, 10);
+  CHECK(top_shown_level(big, v, 40, 10) == TopLevel::Socket);
+  CHECK(text(lines[1]).find("+---") == 0);
+  CHECK(line_with(lines, "  picture cut: ").find(" x ") != std::string::npos);
+  for (size_t h = 1; h <= 40; h += 3)
+    for (size_t w = 1; w <= 200; w += 13) {
+      INFO(h << "x" << w);
+      check_fits(top_layout(big, v, w, h), w, h);
+    }
 }

@@ -37,15 +37,21 @@ public:
     }
   }
 
-  std::string str() const {
-    std::string out;
-    int h = static_cast<int>(m_cells.size()) / m_w;
+  std::vector<std::string> rows() const {
+    std::vector<std::string> out;
+    int h = m_w ? static_cast<int>(m_cells.size()) / m_w : 0;
     for (int y = 0; y < h; ++y) {
       std::string line;
       for (int x = 0; x < m_w; ++x) line += m_cells[static_cast<size_t>(y * m_w + x)];
       while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
+      out.push_back(std::move(line));
     }
+    return out;
+  }
+
+  std::string str() const {
+    std::string out;
+    for (const std::string& line : rows()) out += line + "\n";
     return out;
   }
 
@@ -77,13 +83,23 @@ void draw(Canvas& c, const Box& b, const Glyphs& g) {
   for (const Box& k : b.children) draw(c, k, g);
 }
 
+Glyphs glyphs(Charset charset) {
+  return charset == Charset::Utf8 ? Glyphs{"─", "│", "┌", "┐", "└", "┘"} : Glyphs{"-", "|", "+", "+", "+", "+"};
+}
+
 }  // namespace
+
+std::vector<std::string> boxes_ascii(Box& root, Charset charset) {
+  layout(root);
+  Canvas canvas(root.w, root.h);
+  draw(canvas, root, glyphs(charset));
+  return canvas.rows();
+}
 
 std::string picture_ascii(Picture& pic, Charset charset) {
   layout(pic.root);
-  Glyphs g = charset == Charset::Utf8 ? Glyphs{"─", "│", "┌", "┐", "└", "┘"} : Glyphs{"-", "|", "+", "+", "+", "+"};
   Canvas canvas(pic.root.w, pic.root.h);
-  draw(canvas, pic.root, g);
+  draw(canvas, pic.root, glyphs(charset));
   std::string out = canvas.str();
   std::string signs;
   for (const MarkStyle& s : mark_styles())

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "machine_tree.hpp"
 
@@ -15,6 +16,10 @@ enum class Charset { Utf8, Ascii };
 
 // Lays `pic.root` out first. Names are printable() (terminal-safe).
 std::string picture_ascii(Picture& pic, Charset charset);
+
+// Lays `root` out and paints its boxes only (no legend): one string a row
+// of cells, trailing blanks cut (what `top`'s picture view shows).
+std::vector<std::string> boxes_ascii(Box& root, Charset charset);
 
 // Utf8 where the locale's character set is UTF-8 (LC_ALL, else LC_CTYPE,
 // else LANG names UTF-8 or utf8), else Ascii; `env` looks a variable up.

@@ -1,6 +1,8 @@
 #pragma once
 // The one layout of the machine's picture (affix(1), PICTURES), shared by
-// `topo --svg`, `topo --ascii`, `explain --svg/--ascii` and `show --svg`:
+// `topo --svg`, `topo --ascii`, `explain --svg/--ascii`, `show --svg` and
+// `top`'s live screen (its CPU pane's rows and its picture view,
+// src/top/top_layout.hpp):
 // a tree of boxes (machine, package, node, die, LLC, core, CPU, device,
 // collapsed run) measured and placed on a grid of character cells once
 // (draw_layout.hpp), then replayed by small painters (svg_painter.hpp,
@@ -46,6 +48,7 @@ const std::vector<MarkStyle>& mark_styles();
 struct Box {
   BoxKind kind = BoxKind::Group;
   std::string id;                  // "cpu-3"; empty: none
+  long key = -1;                   // the unit's number (package 0, node 3, CPU 7); -1: none (machine, run, group)
   std::vector<std::string> lines;  // label lines, as read (painters escape them)
   std::string title;               // details on hover (escaped by the painter)
   CpuSet cpus;                     // the CPUs it holds

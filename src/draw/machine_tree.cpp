@@ -142,6 +142,7 @@ private:
   Box unit_box(Lvl l, long key, const CpuSet& cpus) {
     Box b;
     b.cpus = cpus;
+    b.key = key;
     switch (l) {
       case Lvl::Socket:
         b.kind = BoxKind::Package;
@@ -182,6 +183,7 @@ private:
     Box b;
     b.kind = BoxKind::Cpu;
     b.id = fmt::format("cpu-{}", cpu);
+    b.key = cpu;
     m_ids.insert(b.id);
     b.cpus.set(cpu);
     b.lines = {fmt::format("CPU {}", cpu)};
@@ -417,5 +419,50 @@ void Overlay::mark_node(unsigned node, Mark m, const std::string& note) {
 }
 
 Picture machine_picture(const Topology& topo, const Overlay& overlay) { return Builder(topo, overlay).build(); }
+
+Picture machine_picture(const std::vector<CpuPlace>& places) {
+  Topology t;
+  unsigned top = 0;
+  for (const CpuPlace& p : places) top = std::max(top, p.cpu + 1);
+  t.cpus.resize(top);
+  std::map<long, CpuSet> sockets, nodes, dies, llcs, cores;
+  std::vector<CpuPlace> sorted = places;
+  std::sort(sorted.begin(), sorted.end(), [](const CpuPlace& a, const CpuPlace& b) { return a.cpu < b.cpu; });
+  for (const CpuPlace& p : sorted) {
+    CpuInfo& c = t.cpus[p.cpu];
+    c.cpu = p.cpu;
+    c.online = p.online;
+    c.known = true;
+    c.socket = p.package;
+    c.node = p.node;
+    c.die = static_cast<int>(p.die);
+    c.llc = static_cast<int>(p.llc);
+    c.core = static_cast<int>(p.core);
+    t.possible.set(p.cpu);
+    if (!p.online) continue;
+    t.online.set(p.cpu);
+    t.threads.push_back({static_cast<long>(p.cpu), CpuSet::range(p.cpu, p.cpu)});
+    if (p.package >= 0) sockets[p.package].set(p.cpu);
+    if (p.node >= 0) nodes[p.node].set(p.cpu);
+    if (p.die >= 0) dies[p.die].set(p.cpu);
+    if (p.llc >= 0) llcs[p.llc].set(p.cpu);
+    if (p.core >= 0) cores[p.core].set(p.cpu);
+  }
+  auto units = [](const std::map<long, CpuSet>& m, std::vector<Unit>& out) {
+    for (const auto& [id, cpus] : m) out.push_back({id, cpus});
+  };
+  units(sockets, t.sockets);
+  units(nodes, t.numa);
+  units(dies, t.dies);
+  units(llcs, t.llcs);
+  units(cores, t.cores);
+  for (const auto& [id, cpus] : nodes) {
+    NodeInfo n;
+    n.node = static_cast<unsigned>(id);
+    n.cpus = cpus;
+    t.nodes.push_back(n);
+  }
+  return machine_picture(t);
+}
 
 }  // namespace affix

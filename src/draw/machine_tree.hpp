@@ -45,4 +45,18 @@ constexpr unsigned k_collapse_cpus = 16;
 // (offline ones under "offline"), every node, package and core.
 Picture machine_picture(const Topology& topo, const Overlay& overlay = {});
 
+// One CPU's place, for a reader that has the CPUs' units but no Topology
+// (`top`'s frames): -1 where unknown. `package` and `node` name the units
+// as the tree labels them.
+struct CpuPlace {
+  unsigned cpu = 0;
+  bool online = true;
+  long package = -1, node = -1, die = -1, llc = -1, core = -1;
+};
+
+// The same tree (the same nesting and collapse) of a machine known only by
+// its CPUs' places: no memory, devices or kinds. `affix top` groups its CPU
+// pane by this tree (or by machine_picture(topology) where it has one).
+Picture machine_picture(const std::vector<CpuPlace>& places);
+
 }  // namespace affix

@@ -8,11 +8,13 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cpuset.hpp"
+#include "draw_box.hpp"
 #include "migration_level.hpp"
 #include "proc.hpp"
 
@@ -74,6 +76,10 @@ struct TopFrame {
   std::vector<TopCpu> cpus;          // every possible CPU, ascending
   std::vector<TopProcess> processes; // those whose CPU time moved, most CPU first
   std::vector<std::string> warnings; // what could not be read, once each
+  // The machine as src/draw's tree of boxes (machine_picture(topology):
+  // nesting and collapsed runs), which the live screen groups its CPU pane
+  // by; null: the screen builds draw's tree from the CPUs' places.
+  std::shared_ptr<const Box> machine;
 };
 
 // Where the screen gets its frames: the sampler, or a test's fake.

@@ -6,7 +6,10 @@
 #include <array>
 #include <climits>
 #include <map>
+#include <memory>
 
+#include "ascii_painter.hpp"
+#include "machine_tree.hpp"
 #include "text.hpp"
 #include "top_output.hpp"
 
@@ -34,6 +37,17 @@ const char* top_level_plural(TopLevel level) {
   return "?";
 }
 
+BoxKind top_level_kind(TopLevel level) {
+  switch (level) {
+    case TopLevel::Node: return BoxKind::Node;
+    case TopLevel::Socket: return BoxKind::Package;
+    case TopLevel::Llc: return BoxKind::Llc;
+    case TopLevel::Core: return BoxKind::Core;
+    case TopLevel::Cpu: return BoxKind::Cpu;
+  }
+  return BoxKind::Cpu;
+}
+
 const char* top_sort_name(TopSort sort) {
   switch (sort) {
     case TopSort::Cpu: return "CPU%";
@@ -47,78 +61,130 @@ const char* top_sort_name(TopSort sort) {
 
 namespace {
 
-// A CPU's place: node, socket, LLC, core, CPU (unknown: after every known).
-using Place = std::array<long, k_top_levels>;
-
-Place place_of(const TopCpu& c) {
-  auto k = [](long v) { return v < 0 ? LONG_MAX : v; };
-  return {k(c.node), k(c.socket), k(c.llc), k(c.core), static_cast<long>(c.cpu)};
+std::optional<TopLevel> level_of(BoxKind kind) {
+  switch (kind) {
+    case BoxKind::Node: return TopLevel::Node;
+    case BoxKind::Package: return TopLevel::Socket;
+    case BoxKind::Llc: return TopLevel::Llc;
+    case BoxKind::Core: return TopLevel::Core;
+    case BoxKind::Cpu: return TopLevel::Cpu;
+    default: return std::nullopt;
+  }
 }
 
-size_t depth(TopLevel level) { return static_cast<size_t>(level) + 1; }
+// The tree the CPU pane groups by: draw's (affix(1), PICTURES): the
+// frame's, or draw's tree of the frame's CPUs' places. The nesting and the
+// collapsed runs are draw's; top only walks it.
+struct TopTree {
+  std::shared_ptr<const Box> root;
+  std::vector<const TopCpu*> by_cpu;  // CPU number -> its TopCpu (nullptr: not in the frame)
+  std::vector<TopLevel> levels;       // those the tree has, outermost first
+  bool smt = false;                   // a core with more than one CPU of the frame
+};
 
-// The part of a place that names the unit of `level`.
-bool same_unit(const Place& a, const Place& b, size_t n) {
-  return std::equal(a.begin(), a.begin() + static_cast<long>(n), b.begin());
+bool skipped(const Box& b) { return b.hidden || b.kind == BoxKind::Device || b.kind == BoxKind::Memory; }
+
+std::vector<const TopCpu*> cpus_in(const TopTree& t, const CpuSet& set) {
+  std::vector<const TopCpu*> out;
+  set.for_each([&](unsigned c) {
+    if (c < t.by_cpu.size() && t.by_cpu[c]) out.push_back(t.by_cpu[c]);
+  });
+  return out;
 }
 
-// One unit of a level: its CPUs (indexes into the frame's cpus, in
-// topology order) and whether a header line starts before it.
+void scan(TopTree& t, const Box& b, int depth, std::map<TopLevel, int>& min_depth) {
+  for (const Box& c : b.children) {
+    if (skipped(c)) continue;
+    if (auto l = level_of(c.kind)) {
+      auto it = min_depth.find(*l);
+      if (it == min_depth.end() || depth < it->second) min_depth[*l] = depth;
+    }
+    if (c.kind == BoxKind::Core && cpus_in(t, c.cpus).size() > 1) t.smt = true;
+    scan(t, c, depth + 1, min_depth);
+  }
+}
+
+TopTree tree_of(const TopFrame& frame) {
+  TopTree t;
+  if (frame.machine) {
+    t.root = frame.machine;
+  } else {
+    std::vector<CpuPlace> places;
+    for (const TopCpu& c : frame.cpus) places.push_back({c.cpu, c.online, c.socket, c.node, -1, c.llc, c.core});
+    t.root = std::make_shared<const Box>(machine_picture(places).root);
+  }
+  for (const TopCpu& c : frame.cpus) {
+    if (c.cpu >= t.by_cpu.size()) t.by_cpu.resize(c.cpu + 1, nullptr);
+    t.by_cpu[c.cpu] = &c;
+  }
+  std::map<TopLevel, int> min_depth;
+  scan(t, *t.root, 0, min_depth);
+  min_depth[TopLevel::Cpu] = INT_MAX;  // always the deepest
+  for (const auto& [l, d] : min_depth) t.levels.push_back(l);
+  std::stable_sort(t.levels.begin(), t.levels.end(),
+                   [&](TopLevel a, TopLevel b) { return min_depth[a] < min_depth[b]; });
+  return t;
+}
+
+// One row of a level: a box of draw's tree (a unit of that level, a
+// collapsed run, or a CPU where the tree has no unit of the level there),
+// the boxes above it, its CPUs of the frame, and whether a header line
+// (naming the boxes above) starts before it.
 struct CpuGroup {
+  const Box* box = nullptr;
+  std::vector<const Box*> above;  // outermost first; the machine left out
   std::vector<const TopCpu*> cpus;
   bool header = false;
 };
 
-// Which levels above `level` a header line names: node, socket and LLC
-// where known; core only above CPU rows where a core has more than one CPU.
-std::vector<size_t> header_levels(const std::vector<const TopCpu*>& order, TopLevel level) {
-  std::vector<size_t> out;
-  size_t d = depth(level) - 1;
-  for (size_t l = 0; l < d; ++l) {
-    bool known = std::any_of(order.begin(), order.end(), [&](const TopCpu* c) { return place_of(*c)[l] != LONG_MAX; });
-    if (!known) continue;
-    if (l == static_cast<size_t>(TopLevel::Core)) {
-      std::map<long, int> per_core;
-      bool smt = false;
-      for (const TopCpu* c : order) smt = smt || ++per_core[c->core] > 1;
-      if (!smt) continue;
-    }
-    out.push_back(l);
-  }
-  return out;
-}
-
-std::vector<const TopCpu*> topology_order(const TopFrame& frame) {
-  std::vector<const TopCpu*> order;
-  for (const TopCpu& c : frame.cpus) order.push_back(&c);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const TopCpu* a, const TopCpu* b) { return place_of(*a) < place_of(*b); });
-  return order;
-}
-
-std::vector<CpuGroup> units_of(const std::vector<const TopCpu*>& order, TopLevel level) {
-  std::vector<CpuGroup> units;
-  std::vector<size_t> hl = header_levels(order, level);
-  size_t head_depth = hl.empty() ? 0 : hl.back() + 1;
-  const TopCpu* prev = nullptr;
-  for (const TopCpu* c : order) {
-    if (prev && same_unit(place_of(*prev), place_of(*c), depth(level))) {
-      units.back().cpus.push_back(c);
+void collect(const TopTree& t, const Box& b, BoxKind want, std::vector<const Box*>& above, std::vector<CpuGroup>& out) {
+  for (const Box& c : b.children) {
+    if (skipped(c)) continue;
+    std::vector<const TopCpu*> cpus = cpus_in(t, c.cpus);
+    if (cpus.empty()) continue;
+    if (c.kind == want || c.kind == BoxKind::Collapsed || c.kind == BoxKind::Cpu || c.children.empty()) {
+      CpuGroup g;
+      g.box = &c;
+      g.cpus = std::move(cpus);
+      // A core is named above CPU rows only where a core has more than one CPU.
+      for (const Box* a : above)
+        if (a->kind != BoxKind::Core || t.smt) g.above.push_back(a);
+      out.push_back(std::move(g));
     } else {
-      CpuGroup u;
-      u.cpus.push_back(c);
-      u.header = !hl.empty() && (!prev || !same_unit(place_of(*prev), place_of(*c), head_depth));
-      units.push_back(std::move(u));
+      above.push_back(&c);
+      collect(t, c, want, above, out);
+      above.pop_back();
     }
-    prev = c;
   }
+}
+
+std::vector<CpuGroup> units_of(const TopTree& t, TopLevel level) {
+  std::vector<CpuGroup> units;
+  std::vector<const Box*> above;
+  collect(t, *t.root, top_level_kind(level), above, units);
+  for (size_t i = 0; i < units.size(); ++i)
+    units[i].header = !units[i].above.empty() && (i == 0 || units[i].above != units[i - 1].above);
   return units;
+}
+
+bool any_header(const std::vector<CpuGroup>& units) {
+  return std::any_of(units.begin(), units.end(), [](const CpuGroup& u) { return !u.above.empty(); });
 }
 
 size_t lines_of(const std::vector<CpuGroup>& units) {
   size_t n = units.size();
   for (const CpuGroup& u : units) n += u.header ? 1 : 0;
   return n;
+}
+
+// A box's name on the pane: top's word for its kind and its number ("socket
+// 0", "LLC 5"), a collapsed run's first line as draw writes it ("29 x
+// LLC"), "offline" for the offline CPUs.
+std::string box_label(const Box& b) {
+  if (b.kind == BoxKind::Collapsed) return b.lines.empty() ? "run" : b.lines.front();
+  if (b.kind == BoxKind::Group) return b.id == "offline" ? "offline" : (b.lines.empty() ? "group" : b.lines.front());
+  const char* word = b.kind == BoxKind::Die ? "die" : level_of(b.kind) ? top_level_name(*level_of(b.kind)) : box_kind_class(b.kind);
+  return b.key < 0 ? fmt::format("{} ?", word) : fmt::format("{} {}", word, b.key);
 }
 
 // A line being built, cut at the width.
@@ -224,31 +290,11 @@ UnitFigures figures(const CpuGroup& u) {
   return f;
 }
 
-std::string unit_label(const CpuGroup& u, TopLevel level) {
-  const TopCpu& c = *u.cpus.front();
-  long id = 0;
-  switch (level) {
-    case TopLevel::Node: id = c.node; break;
-    case TopLevel::Socket: id = c.socket; break;
-    case TopLevel::Llc: id = c.llc; break;
-    case TopLevel::Core: id = c.core; break;
-    case TopLevel::Cpu: id = static_cast<long>(c.cpu); break;
-  }
-  if (id < 0) return fmt::format("{} ?", top_level_name(level));
-  return fmt::format("{} {}", top_level_name(level), id);
-}
-
-TopLine header_line(const CpuGroup& u, const std::vector<size_t>& levels, size_t width) {
+TopLine header_line(const CpuGroup& u, size_t width) {
   LineBuilder b(width);
-  const TopCpu& c = *u.cpus.front();
   std::string text;
-  for (size_t l : levels) {
-    long id = l == 0 ? c.node : l == 1 ? c.socket : l == 2 ? c.llc : c.core;
-    if (!text.empty()) text += "  ";
-    text += id < 0 ? fmt::format("{} ?", top_level_name(static_cast<TopLevel>(l)))
-                   : fmt::format("{} {}", top_level_name(static_cast<TopLevel>(l)), id);
-  }
-  b.add(text, TopStyle::Group);
+  for (const Box* a : u.above) text += (text.empty() ? "" : "  ") + box_label(*a);
+  b.add(printable(text), TopStyle::Group);
   return b.take();
 }
 
@@ -263,13 +309,13 @@ void add_group_cpus(TopLine& line, const std::vector<const TopCpu*>& group, size
   line.spans.push_back({s, TopStyle::Dim});
 }
 
-TopLine unit_line(const CpuGroup& u, TopLevel level, size_t label_width, bool indent, size_t width) {
+TopLine unit_line(const CpuGroup& u, size_t label_width, bool indent, size_t width) {
   LineBuilder b(width);
   UnitFigures f = figures(u);
   if (indent) b.add(" ");
-  std::string label = unit_label(u, level);
+  std::string label = printable(box_label(*u.box));
   label.resize(std::max(label.size(), label_width), ' ');
-  b.add(label + " ", level == TopLevel::Cpu ? TopStyle::Plain : TopStyle::Group);
+  b.add(label + " ", u.box->kind == BoxKind::Cpu ? TopStyle::Plain : TopStyle::Group);
   // The bar: 10 to 30 cells, a quarter of what the line has left.
   size_t bar = std::clamp<size_t>(b.left() / 4, 10, 30);
   if (f.all_offline) {
@@ -379,21 +425,96 @@ size_t cpu_pane_budget(size_t middle) {
 
 }  // namespace
 
-size_t top_pane_lines(const TopFrame& frame, TopLevel level) {
-  return lines_of(units_of(topology_order(frame), level));
+std::vector<TopLevel> top_levels(const TopFrame& frame) { return tree_of(frame).levels; }
+
+std::vector<TopUnit> top_units(const TopFrame& frame, TopLevel level) {
+  TopTree t = tree_of(frame);
+  std::vector<TopUnit> out;
+  for (const CpuGroup& u : units_of(t, level)) {
+    TopUnit x;
+    x.label = box_label(*u.box);
+    x.cpus = u.box->cpus;
+    x.collapsed = u.box->kind == BoxKind::Collapsed;
+    for (const Box* a : u.above) x.above.push_back(box_label(*a));
+    out.push_back(std::move(x));
+  }
+  return out;
 }
 
-TopLevel top_fit_level(const TopFrame& frame, size_t rows) {
-  auto order = topology_order(frame);
-  for (int l = k_top_levels - 1; l > 0; --l)
-    if (lines_of(units_of(order, static_cast<TopLevel>(l))) <= rows) return static_cast<TopLevel>(l);
-  return TopLevel::Node;
+size_t top_pane_lines(const TopFrame& frame, TopLevel level) { return lines_of(units_of(tree_of(frame), level)); }
+
+namespace {
+
+TopLevel fit_level(const TopTree& t, size_t rows) {
+  for (size_t i = t.levels.size(); i-- > 1;)
+    if (lines_of(units_of(t, t.levels[i])) <= rows) return t.levels[i];
+  return t.levels.front();
 }
 
-TopLevel top_shown_level(const TopFrame& frame, const TopView& view, size_t, size_t height) {
-  if (view.level) return *view.level;
+// The picture view: draw's boxes cut below the boxes of `cut` (they, the
+// collapsed runs and the CPUs keep no children), each of those labelled
+// with its busy % (averaged over its CPUs of the frame).
+Box picture_box(const TopTree& t, const Box& b, BoxKind cut) {
+  Box out;
+  out.kind = b.kind;
+  out.id = b.id;
+  out.key = b.key;
+  out.lines = b.lines;
+  out.cpus = b.cpus;
+  out.row = b.row;
+  bool leaf = b.kind == cut || b.kind == BoxKind::Collapsed || b.kind == BoxKind::Cpu || b.children.empty();
+  if (!leaf) {
+    for (const Box& c : b.children)
+      if (!c.hidden) out.children.push_back(picture_box(t, c, cut));
+    return out;
+  }
+  if (b.kind == BoxKind::Collapsed && out.lines.size() > 2) out.lines.resize(2);  // "N x KIND", its CPUs
+  CpuGroup g;
+  g.cpus = cpus_in(t, b.cpus);
+  if (g.cpus.empty()) return out;
+  UnitFigures f = figures(g);
+  out.lines.push_back(f.all_offline ? std::string("offline") : f.busy ? fmt::format("{:.0f}%", *f.busy) : std::string("-"));
+  return out;
+}
+
+struct PictureFit {
+  TopLevel level = TopLevel::Cpu;
+  std::vector<std::string> rows;
+  int width = 0;
+};
+
+// The deepest level (from `deepest` up) whose picture fits width x rows,
+// else the outermost.
+PictureFit fit_picture(const TopTree& t, std::optional<TopLevel> deepest, size_t width, size_t rows) {
+  PictureFit fit;
+  size_t start = t.levels.size() - 1;
+  if (deepest) {
+    auto it = std::find(t.levels.begin(), t.levels.end(), *deepest);
+    if (it != t.levels.end()) start = static_cast<size_t>(it - t.levels.begin());
+  }
+  for (size_t i = start + 1; i-- > 0;) {
+    Box root = picture_box(t, *t.root, top_level_kind(t.levels[i]));
+    fit.rows = boxes_ascii(root, Charset::Ascii);
+    fit.width = root.w;
+    fit.level = t.levels[i];
+    if (static_cast<size_t>(root.w) <= width && fit.rows.size() <= rows) break;
+  }
+  return fit;
+}
+
+// The picture's rows: all but the process pane's header and first row.
+size_t picture_budget(size_t middle) { return middle > 2 ? middle - 2 : middle; }
+
+}  // namespace
+
+TopLevel top_fit_level(const TopFrame& frame, size_t rows) { return fit_level(tree_of(frame), rows); }
+
+TopLevel top_shown_level(const TopFrame& frame, const TopView& view, size_t width, size_t height) {
   size_t middle = height > k_frame_lines ? height - k_frame_lines : 0;
-  return top_fit_level(frame, cpu_pane_budget(middle));
+  TopTree t = tree_of(frame);
+  if (view.picture) return fit_picture(t, view.level, width, picture_budget(middle)).level;
+  if (view.level) return *view.level;
+  return fit_level(t, cpu_pane_budget(middle));
 }
 
 std::vector<const TopProcess*> top_sorted_processes(const TopFrame& frame, const TopView& view) {
@@ -420,10 +541,14 @@ std::vector<const TopProcess*> top_sorted_processes(const TopFrame& frame, const
 std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size_t width, size_t height) {
   std::vector<TopLine> lines;
   if (width == 0 || height == 0) return lines;
-  const TopLevel level = top_shown_level(frame, view, width, height);
   const size_t middle = height > k_frame_lines ? height - k_frame_lines : 0;
-  auto order = topology_order(frame);
-  std::vector<CpuGroup> units = units_of(order, level);
+  const TopTree tree = tree_of(frame);
+  std::optional<PictureFit> picture;
+  if (view.picture) picture = fit_picture(tree, view.level, width, picture_budget(middle));
+  const TopLevel level = picture           ? picture->level
+                         : view.level      ? *view.level
+                                           : fit_level(tree, cpu_pane_budget(middle));
+  std::vector<CpuGroup> units = units_of(tree, level);
 
   // Title.
   {
@@ -440,7 +565,11 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
     b.add(fmt::format("  {} CPUs", frame.cpus.size()));
     if (online != frame.cpus.size()) b.add(fmt::format(" ({} online)", online));
     b.add(with_busy ? fmt::format("  busy {:.1f}%", busy / with_busy) : std::string("  busy -"));
-    if (level == TopLevel::Cpu)
+    if (picture)
+      b.add(level == TopLevel::Cpu ? std::string("  picture of CPUs")
+                                   : fmt::format("  picture to {}", top_level_plural(level)),
+            level == TopLevel::Cpu ? TopStyle::Plain : TopStyle::Warning);
+    else if (level == TopLevel::Cpu)
       b.add("  CPU rows");
     else
       b.add(fmt::format("  collapsed to {} {}", units.size(),
@@ -453,13 +582,25 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
   }
   if (height == 1) return lines;
 
-  // The CPU pane.
+  // The CPU pane: the picture view's boxes, or rows.
+  if (picture) {
+    size_t budget = picture_budget(middle);
+    size_t n = std::min(picture->rows.size(), budget);
+    bool cut = n < picture->rows.size() || static_cast<size_t>(picture->width) > width;
+    if (cut && n == budget && n > 0) --n;
+    for (size_t i = 0; i < n; ++i) lines.push_back(text_line(picture->rows[i], TopStyle::Plain, width));
+    if (cut && lines.size() < height - 1)
+      lines.push_back(text_line(fmt::format("  picture cut: {} x {} cells on {} x {}", picture->width,
+                                            picture->rows.size(), width, budget),
+                                TopStyle::Dim, width));
+  }
   size_t budget = std::min(cpu_pane_budget(middle), middle);
   if (view.level) budget = std::min(std::max(budget, lines_of(units)), middle > 4 ? middle - 4 : middle);
-  std::vector<size_t> hl = header_levels(order, level);
+  const bool indent = any_header(units);
   size_t label_width = 0;
-  for (const CpuGroup& u : units) label_width = std::max(label_width, unit_label(u, level).size());
+  for (const CpuGroup& u : units) label_width = std::max(label_width, printable(box_label(*u.box)).size());
   std::vector<TopLine> pane;
+  if (picture) units.clear();
   size_t total = lines_of(units);
   size_t shown_units = 0;
   for (size_t i = 0; i < units.size(); ++i) {
@@ -472,11 +613,11 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
       std::vector<const TopCpu*> group;
       for (size_t j = i; j < units.size() && (j == i || !units[j].header); ++j)
         group.insert(group.end(), units[j].cpus.begin(), units[j].cpus.end());
-      TopLine h = header_line(u, hl, width);
+      TopLine h = header_line(u, width);
       add_group_cpus(h, group, width);
       pane.push_back(std::move(h));
     }
-    pane.push_back(unit_line(u, level, label_width, !hl.empty(), width));
+    pane.push_back(unit_line(u, label_width, indent, width));
     ++shown_units;
   }
   if (shown_units < units.size() && pane.size() < budget)
@@ -504,7 +645,7 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
     lines.push_back(text_line("filter: " + printable(view.filter) + "_   (Enter keeps it, Esc clears it)",
                               TopStyle::Title, width));
   else if (view.help)
-    lines.push_back(text_line("q quit  s,<,> sort  / or f filter  + - level  space,z freeze  h hide keys  "
+    lines.push_back(text_line("q quit  s,<,> sort  / or f filter  + - level  v picture  space,z freeze  h hide keys  "
                               "bar: | user # system ! irq ~ softirq",
                               TopStyle::Header, width));
   else if (!frame.warnings.empty())
@@ -514,7 +655,7 @@ std::vector<TopLine> top_layout(const TopFrame& frame, const TopView& view, size
   return lines;
 }
 
-void handle_top_key(TopView& view, int key, TopLevel shown) {
+void handle_top_key(TopView& view, int key, TopLevel shown, const std::vector<TopLevel>& levels) {
   if (view.editing_filter) {
     if (key == '\n' || key == '\r') {
       view.editing_filter = false;
@@ -530,14 +671,20 @@ void handle_top_key(TopView& view, int key, TopLevel shown) {
   }
   int sorts = k_top_sorts;
   int s = static_cast<int>(view.sort);
-  int l = static_cast<int>(shown);
+  std::vector<TopLevel> order = levels;
+  if (order.empty())
+    for (int i = 0; i < k_top_levels; ++i) order.push_back(static_cast<TopLevel>(i));
+  int n = static_cast<int>(order.size());
+  auto at = std::find(order.begin(), order.end(), shown);
+  int l = at == order.end() ? n - 1 : static_cast<int>(at - order.begin());
   switch (key) {
     case 'q': case 'Q': view.quit = true; break;
     case 's': case '>': view.sort = static_cast<TopSort>((s + 1) % sorts); break;
     case '<': view.sort = static_cast<TopSort>((s + sorts - 1) % sorts); break;
     case '/': case 'f': view.editing_filter = true; view.filter.clear(); break;
-    case '+': case '=': view.level = static_cast<TopLevel>(std::min(l + 1, k_top_levels - 1)); break;
-    case '-': case '_': view.level = static_cast<TopLevel>(std::max(l - 1, 0)); break;
+    case '+': case '=': view.level = order[static_cast<size_t>(std::min(l + 1, n - 1))]; break;
+    case '-': case '_': view.level = order[static_cast<size_t>(std::max(l - 1, 0))]; break;
+    case 'v': case 'V': view.picture = !view.picture; break;
     case ' ': case 'z': view.frozen = !view.frozen; break;
     case 'h': case '?': view.help = !view.help; break;
     default: break;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "machine_tree.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
 #include "watch_pages.hpp"
@@ -70,6 +71,8 @@ bool TopSampler::wanted(pid_t pid, const std::string& comm) {
 TopFrame TopSampler::frame_cpus(double interval) {
   TopFrame f;
   f.interval = interval;
+  if (!m_machine) m_machine = std::make_shared<const Box>(machine_picture(m_topo).root);
+  f.machine = m_machine;
   auto stat = read_proc_stat(m_root);
   if (!stat) f.warnings.push_back("cannot read /proc/stat: no busy figures");
   std::optional<IrqCounts> irqs;

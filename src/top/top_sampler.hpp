@@ -76,6 +76,7 @@ private:
   std::optional<CpuTimesMap> m_stat;
   std::optional<IrqCounts> m_irqs;
   std::vector<pid_t> m_missing;
+  std::shared_ptr<const Box> m_machine;  // draw's tree of m_topo, built once
   std::map<pid_t, pid_t> m_parent;  // --tree: parents read this frame
 };
 

@@ -200,8 +200,9 @@ int run_top_screen(TopSource& source, const TopScreenOptions& options) {
         draw();
         continue;
       }
-      handle_top_key(view, translate_key(ch), top_shown_level(frame, view, static_cast<size_t>(COLS),
-                                                              static_cast<size_t>(LINES)));
+      handle_top_key(view, translate_key(ch),
+                     top_shown_level(frame, view, static_cast<size_t>(COLS), static_cast<size_t>(LINES)),
+                     top_levels(frame));
       if (view.quit) break;
       draw();
     }

@@ -4,7 +4,8 @@
   top_screen.py AFFIX live SPIN_PID [CAPTURE]
       `affix top -i 0.5` on a 30x100 terminal (TERM=screen-256color): the
       screen holds the CPU rows, SPIN_PID (a busy loop pinned on CPU 1) shows
-      under CPU 1 with its TID, the screen has colours; then `q`: exit 0,
+      under CPU 1 with its TID, the screen has colours; keys (s, <, -, +,
+      /, space, z, v: the picture view with CPU 1's box near 100%); then `q`: exit 0,
       the alternate screen left and the cursor visible again. CAPTURE: where
       to write the screen's text as it was before `q`.
   top_screen.py AFFIX nocolor
@@ -184,7 +185,10 @@ def live(affix, spin_pid, capture):
 
     check("s sorts by migrations", after(b"s", "sort MIGR/s"), screen.display[0])
     check("< sorts back by CPU%", after(b"<", "sort CPU%"), screen.display[0])
-    check("- (4 times) collapses the CPU rows to the node", after(b"----", "collapsed to 1 node "), screen.display[0])
+    # The levels are those of draw's tree (the package outside the node
+    # here): four - end at its outermost box.
+    check("- (4 times) collapses the CPU rows to the package", after(b"----", "collapsed to 1 socket "),
+          screen.display[0])
     check("+ (4 times) expands them again", after(b"++++", "CPU rows"), screen.display[0])
     check("/ filters by name", after(b"/sh\r", "filter 'sh'"), screen.display[0])
     def only_sh():
@@ -199,6 +203,30 @@ def live(affix, spin_pid, capture):
     check("the filter leaves the processes whose name has 'sh'", only_sh(), "\n".join(lines(screen)))
     check("space freezes", after(b" ", "FROZEN"), screen.display[0])
     check("z thaws", after(b"z", "CPU rows") and "FROZEN" not in screen.display[0], screen.display[0])
+    # v: the picture view, draw's boxes with each CPU's busy %; the busy
+    # loop's CPU 1 near 100%; v again: the rows.
+    def picture_has_cpus():
+        text = "\n".join(lines(screen))
+        return "|CPU 0" in text and "|CPU 1" in text and "|Machine (2 CPUs" in text
+
+    check("v shows the picture of the CPUs", after(b"v", "picture of CPUs"), "\n".join(lines(screen)))
+    end = time.monotonic() + 4
+    while time.monotonic() < end and not picture_has_cpus():
+        pump(fd, stream, 0.1)
+    check("the picture has the machine's box and a box for CPU 0 and CPU 1", picture_has_cpus(),
+          "\n".join(lines(screen)))
+    busy1 = False
+    end = time.monotonic() + 4
+    while time.monotonic() < end and not busy1:
+        pump(fd, stream, 0.1)
+        text = lines(screen)
+        for i, l in enumerate(text[:-1]):
+            at = l.find("|CPU 1")
+            if at >= 0:
+                below = text[i + 1][at + 1:at + 6].strip().rstrip("|").strip()
+                busy1 = below.endswith("%") and below[:-1].isdigit() and int(below[:-1]) >= 90
+    check("CPU 1's box says the busy loop's busy % (90% or more)", busy1, "\n".join(lines(screen)))
+    check("v again: the CPU rows", after(b"v", "CPU rows"), screen.display[0])
     # A bigger terminal: the screen is laid out again to its size (SIGWINCH).
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS + 10, COLS + 20, 0, 0))
     screen.resize(ROWS + 10, COLS + 20)
