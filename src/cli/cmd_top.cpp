@@ -38,6 +38,7 @@ namespace {
 struct TopOptions {
   bool once = false;
   bool json = false;
+  bool no_events = false;
   double interval = 1.0;
   unsigned frames = 0;
   std::optional<std::string> where;
@@ -60,8 +61,10 @@ std::optional<TopOptions> parse_top(const Args& args) {
   TopOptions o;
   o.once = cl.once;
   o.json = cl.json;
+  o.no_events = cl.no_events;
   if (cl.root) o.root = *cl.root;
   if (cl.json && !cl.once) throw Error(ErrorKind::Usage, "--json goes with --once", k_usage);
+  if (cl.no_events && !cl.once) throw Error(ErrorKind::Usage, "--no-events goes with --once", k_usage);
   if (cl.interval) {
     auto v = parse_seconds(*cl.interval);
     if (!v)
@@ -142,6 +145,7 @@ int command_top(const Args& args) {
     if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) return run_top_screen(sampler, screen);
     return run_top_batch(sampler, screen);
   }
+  sampler.use_events(!o.no_events);
   sampler.next();
   if (!o.pids.empty()) {
     const auto& missing = sampler.missing();
@@ -152,8 +156,15 @@ int command_top(const Args& args) {
     }
     for (pid_t pid : missing) print_warning(fmt::format("no such process: {}; showing the others", pid));
   }
-  top_sleep(o.interval);
+  sampler.wait(o.interval);
   TopFrame frame = sampler.next();
+  if (sampler.events_lost()) {  // not whole: the interval again, every thread read
+    sampler.restart();
+    sampler.next();
+    sampler.wait(o.interval);
+    frame = sampler.next();
+    frame.warnings.push_back("the scheduler's events lost records: the interval was taken again, every thread read");
+  }
   std::string text = o.json ? top_json(frame) : top_text(frame);
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
     throw Error(ErrorKind::Runtime, "cannot write to standard output");

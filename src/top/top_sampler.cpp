@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "top_batch.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
 #include "watch_pages.hpp"
@@ -124,19 +125,89 @@ TopFrame TopSampler::frame_cpus(double interval) {
   return f;
 }
 
+void TopSampler::open_events() {
+  m_why_no_events.clear();
+  if (!m_want_events) return;
+  if (!m_root.is_default()) {
+    m_why_no_events = "not the machine's own /proc (--root)";
+    return;
+  }
+  CpuSet mine;
+  if (m_affinity.get_affinity(0, mine) != 0 || !m_topo.online.is_subset_of(mine)) {
+    m_why_no_events = "affix may not run on every online CPU";
+    return;
+  }
+  if ((m_topo.isolated | m_nohz | m_shielded).intersects(m_topo.online)) {
+    m_why_no_events = "an online CPU is isolated, nohz_full or shielded";
+    return;
+  }
+  m_switches = open_switch_events(m_topo.online.members(), k_switch_ring_pages, m_why_no_events);
+  m_events_from = monotonic_ns();
+}
+
+std::optional<IntervalReport> TopSampler::events_report(double time, double interval) {
+  // Every online CPU switches: what ran there since its last switch is seen.
+  CpuSet mine;
+  if (m_affinity.get_affinity(0, mine) == 0) {
+    for (unsigned c : m_topo.online.members()) m_affinity.set_affinity(0, CpuSet::range(c, c));
+    m_affinity.set_affinity(0, mine);
+  }
+  uint64_t to = monotonic_ns();
+  std::vector<SwitchRecord> records;
+  if (!m_switches->take(records)) return std::nullopt;
+  return m_tracker->sample_switches(tally_switches(std::move(records), m_events_from, to, LevelMap(m_topo)), time,
+                                    interval);
+}
+
+void TopSampler::restart() {
+  m_switches.reset();
+  m_want_events = false;
+  m_why_no_events = "the events lost records";
+  m_lost = false;
+  m_started = false;
+  m_last = 0;
+  m_stat.reset();
+  m_irqs.reset();
+}
+
+void TopSampler::wait(double seconds) {
+  if (!m_switches) return top_sleep(seconds);
+  uint64_t deadline = monotonic_ns() + static_cast<uint64_t>(seconds * 1e9);
+  while (!m_switches->wait_until(deadline)) {
+  }
+}
+
 TopFrame TopSampler::next() {
   uint64_t now_ns = m_clock ? m_clock() : monotonic_ns();
   if (!m_started) {
     m_started = true;
     m_start_ns = now_ns;
-    m_missing = m_tracker->start();
+    open_events();
+    if (m_switches) {
+      for (pid_t pid : m_filter.pids)
+        if (!m_root.exists(proc_dir(pid))) m_missing.push_back(pid);
+    } else {
+      m_missing = m_tracker->start();
+    }
     TopFrame f = frame_cpus(0);
     return f;
   }
   double now = static_cast<double>(now_ns - m_start_ns) / 1e9;
   double interval = now - m_last;
   m_last = now;
-  IntervalReport report = m_tracker->sample(now, interval);
+  IntervalReport report;
+  if (m_switches) {
+    auto got = events_report(now, interval);
+    if (!got) {
+      m_lost = true;
+      TopFrame f = frame_cpus(interval);
+      f.time = now;
+      return f;
+    }
+    report = std::move(*got);
+  } else {
+    report = m_tracker->sample(now, interval);
+  }
   TopFrame f = frame_cpus(interval);
   f.time = now;
   m_parent.clear();

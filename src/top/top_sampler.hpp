@@ -8,6 +8,13 @@
 // change has no thread read (WatchTracker::skip_unmoved). numa_maps is
 // read only for processes that ran, at most once per 50 times its last
 // read took (ProcessPages).
+//
+// With use_events (top --once) and where the kernel gives them, the
+// scheduler's context switches on every CPU are the source instead: no
+// thread is read at the start; at the end affix visits every online CPU
+// (so that what runs there switches), and the threads that ran
+// (tally_switches) and their processes are read (WatchTracker::
+// sample_switches). The same frame is built from either.
 
 #include <sys/types.h>
 
@@ -20,10 +27,12 @@
 #include <vector>
 
 #include "os.hpp"
+#include "perf_events.hpp"
 #include "sysroot.hpp"
 #include "top_counters.hpp"
 #include "top_frame.hpp"
 #include "topology.hpp"
+#include "watch_report.hpp"
 
 namespace affix {
 
@@ -46,11 +55,31 @@ public:
   ~TopSampler() override;
   TopFrame next() override;
 
+  // Before the first next(): take the scheduler's events where they can be
+  // opened (root, CAP_PERFMON or kernel.perf_event_paranoid <= 0; affix
+  // may run on every online CPU; none of them isolated, nohz_full or
+  // shielded: the visit at the end would disturb it); else, or where
+  // `on` is false, read every thread as the live view does.
+  void use_events(bool on) { m_want_events = on; }
+  // Whether the events are the source (after the first next()), and why
+  // they are not ("" where they were not asked for).
+  bool events_used() const { return m_switches != nullptr; }
+  const std::string& why_no_events() const { return m_why_no_events; }
+  // The last frame's events lost records (a full ring): that frame is
+  // not whole. restart() then begins again, reading every thread.
+  bool events_lost() const { return m_lost; }
+  void restart();
+  // Sleeps `seconds`, draining the events' rings meanwhile.
+  void wait(double seconds);
+
   // Where the time comes from (monotonic ns; tests give their own).
   void set_clock(uint64_t (*clock)()) { m_clock = clock; }
 
   // The most threads listed under one CPU in a frame.
   static constexpr size_t k_threads_per_cpu = 16;
+  // Data pages of each CPU's ring of switch records (256 KiB with 4 KiB
+  // pages: some 3,000 switches before it is drained at half).
+  static constexpr unsigned k_switch_ring_pages = 64;
   // Of the last frame: threads read and threads skipped (cost rule).
   size_t threads_read() const;
   size_t threads_skipped() const;
@@ -60,6 +89,9 @@ public:
 private:
   bool wanted(pid_t pid, const std::string& comm);
   TopFrame frame_cpus(double interval);
+  void open_events();
+  // The events' interval, ended now (visiting every online CPU first).
+  std::optional<IntervalReport> events_report(double time, double interval);
 
   SysRoot m_root;
   Topology m_topo;
@@ -77,6 +109,11 @@ private:
   std::optional<IrqCounts> m_irqs;
   std::vector<pid_t> m_missing;
   std::map<pid_t, pid_t> m_parent;  // --tree: parents read this frame
+  bool m_want_events = false;
+  std::unique_ptr<SwitchEvents> m_switches;
+  std::string m_why_no_events;
+  uint64_t m_events_from = 0;  // CLOCK_MONOTONIC when they were opened
+  bool m_lost = false;
 };
 
 }  // namespace affix
