@@ -74,6 +74,9 @@ struct TopFrame {
   std::vector<TopCpu> cpus;          // every possible CPU, ascending
   std::vector<TopProcess> processes; // those whose CPU time moved, most CPU first
   std::vector<std::string> warnings; // what could not be read, once each
+  // Where the threads' figures come from: "events" (the scheduler's
+  // context switches, TopSampler::use_events) or "proc" (every thread read).
+  std::string source = "proc";
 };
 
 // Where the screen gets its frames: the sampler, or a test's fake.

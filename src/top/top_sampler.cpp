@@ -210,6 +210,7 @@ TopFrame TopSampler::next() {
   }
   TopFrame f = frame_cpus(interval);
   f.time = now;
+  if (m_switches) f.source = "events";
   m_parent.clear();
   // Threads by the CPU they last ran on.
   std::map<unsigned, std::vector<TopThread>> on_cpu;
