@@ -312,8 +312,8 @@ IntervalReport WatchTracker::sample_switches(const std::map<pid_t, SwitchThread>
       if (m_thread_list) r.thread_list.push_back(std::move(tr));
     }
     r.threads = static_cast<unsigned>(st->num_threads);
-    if (r.cpus_ran.empty() && st->last_cpu >= 0 && st->last_cpu < static_cast<long>(k_max_id))
-      r.cpus_ran.set(static_cast<unsigned>(st->last_cpu));  // none ran: where its main thread last ran
+    // None ran: no CPU, as sample() has a process whose total did not move
+    // under top's cost rule (skip_unmoved).
     p.threads_seen = r.threads;
     finish_report(p, r);
     report.processes.push_back(std::move(r));
