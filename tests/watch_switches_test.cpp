@@ -12,8 +12,11 @@
 #include <fstream>
 #include <thread>
 
+#include "fake_os.hpp"
 #include "os.hpp"
 #include "topo_builder.hpp"
+#include "watch_fake_proc.hpp"
+#include "watch_tracker.hpp"
 #include "watch_switches.hpp"
 
 using namespace affix;
@@ -134,4 +137,55 @@ TEST_CASE("the real switch events: a thread of the test that spins, then sleeps,
   CHECK(t.at(tid).cpu_ns >= used - 1000000);
   CHECK(t.at(tid).cpu_ns <= used + 5000000);
   CHECK(mine.test(static_cast<unsigned>(t.at(tid).cpu)));
+}
+
+TEST_CASE("sample_switches: only the threads that ran are read; an exited thread's time is its process's",
+          "[switches]") {
+  using namespace affix::test;
+  FakeProc f;
+  two_threads(f);                                  // process 100: threads 100 and 101
+  f.thread(100, 102, 0, {}, "gone");               // 102 ran, then exited: its files are gone
+  f.remove("proc/100/task/102");
+  f.process(200, "idle", 1);                       // 200 did not run: not reported, not read
+  f.thread(200, 200, 0, {}, "idle");
+  std::map<pid_t, SwitchThread> ran;
+  ran[101] = SwitchThread{100, 400000000, 3, CpuSet::range(2, 3), {}};
+  ran[101].migrations[Crossing::Core] = 2;
+  ran[102] = SwitchThread{100, 100000000, 16, CpuSet::range(16, 16), {}};
+  ran[301] = SwitchThread{300, 5, 0, CpuSet::range(0, 0), {}};  // a process that has exited since
+  FakeAffinity lists;
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {}, true);
+  IntervalReport r = w.sample_switches(ran, 1.0, 1.0);
+  REQUIRE(r.processes.size() == 1);
+  const ProcessReport& p = process_of(r, 100);
+  CHECK(p.comm == "server");
+  CHECK(p.threads == 2);  // the kernel's count (102 has gone)
+  CHECK(p.activity.cpu_ns == 500000000);
+  CHECK(p.came_and_went_ns == 100000000);
+  CHECK(p.activity.migrations[Crossing::Core] == 2);
+  CHECK(p.cpus_ran.members() == std::vector<unsigned>{2, 3, 16});
+  REQUIRE(p.thread_list.size() == 1);  // 100 did not run, 102 is gone
+  const ThreadReport& t = thread_of(p, 101);
+  CHECK(t.comm == "worker");
+  CHECK(t.cpu == 3);
+  CHECK(t.activity.cpu_ns == 400000000);
+  CHECK(t.exact);
+}
+
+TEST_CASE("sample_switches: named processes only, and shown though idle", "[switches]") {
+  using namespace affix::test;
+  FakeProc f;
+  two_threads(f);
+  f.process(200, "idle", 1);
+  f.thread(200, 200, 0, {}, "idle");
+  std::map<pid_t, SwitchThread> ran;
+  ran[101] = SwitchThread{100, 1000, 0, CpuSet::range(0, 0), {}};
+  FakeAffinity lists;
+  WatchTracker w(SysRoot(f.root.path()), machine(), lists, nullptr, {200}, false);
+  IntervalReport r = w.sample_switches(ran, 1.0, 1.0);
+  REQUIRE(r.processes.size() == 1);
+  CHECK(r.processes[0].pid == 200);
+  CHECK(r.processes[0].comm == "idle");
+  CHECK(r.processes[0].activity.idle());
+  CHECK(r.processes[0].cpus_ran.empty());
 }
