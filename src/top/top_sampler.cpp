@@ -126,8 +126,13 @@ TopFrame TopSampler::frame_cpus(double interval) {
 }
 
 void TopSampler::open_events() {
-  m_why_no_events.clear();
   if (!m_want_events) return;
+  m_why_no_events.clear();
+  if (m_given) {
+    m_switches = std::move(m_given);
+    m_events_from = m_clock ? m_clock() : monotonic_ns();
+    return;
+  }
   if (!m_root.is_default()) {
     m_why_no_events = "not the machine's own /proc (--root)";
     return;
@@ -152,7 +157,7 @@ std::optional<IntervalReport> TopSampler::events_report(double time, double inte
     for (unsigned c : m_topo.online.members()) m_affinity.set_affinity(0, CpuSet::range(c, c));
     m_affinity.set_affinity(0, mine);
   }
-  uint64_t to = monotonic_ns();
+  uint64_t to = m_clock ? m_clock() : monotonic_ns();
   std::vector<SwitchRecord> records;
   if (!m_switches->take(records)) return std::nullopt;
   return m_tracker->sample_switches(tally_switches(std::move(records), m_events_from, to, LevelMap(m_topo)), time,

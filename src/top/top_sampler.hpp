@@ -61,6 +61,9 @@ public:
   // shielded: the visit at the end would disturb it); else, or where
   // `on` is false, read every thread as the live view does.
   void use_events(bool on) { m_want_events = on; }
+  // Tests: these events instead of the kernel's, taken as opened (with
+  // use_events), their times on set_clock's clock.
+  void give_events(std::unique_ptr<SwitchEvents> events) { m_given = std::move(events); }
   // Whether the events are the source (after the first next()), and why
   // they are not ("" where they were not asked for).
   bool events_used() const { return m_switches != nullptr; }
@@ -111,6 +114,7 @@ private:
   std::map<pid_t, pid_t> m_parent;  // --tree: parents read this frame
   bool m_want_events = false;
   std::unique_ptr<SwitchEvents> m_switches;
+  std::unique_ptr<SwitchEvents> m_given;
   std::string m_why_no_events;
   uint64_t m_events_from = 0;  // CLOCK_MONOTONIC when they were opened
   bool m_lost = false;
