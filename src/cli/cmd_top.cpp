@@ -158,12 +158,13 @@ int command_top(const Args& args) {
   }
   sampler.wait(o.interval);
   TopFrame frame = sampler.next();
-  if (sampler.events_lost()) {  // not whole: the interval again, every thread read
+  if (!sampler.events_lost().empty()) {  // not whole: the interval again, every thread read
+    std::string why = sampler.events_lost();
     sampler.restart();
     sampler.next();
     sampler.wait(o.interval);
     frame = sampler.next();
-    frame.warnings.push_back("the scheduler's events lost records: the interval was taken again, every thread read");
+    frame.warnings.push_back(why + ": the interval was taken again, every thread read");
   }
   std::string text = o.json ? top_json(frame) : top_text(frame);
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)

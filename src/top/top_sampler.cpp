@@ -1,6 +1,9 @@
 #include "top_sampler.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -152,23 +155,37 @@ void TopSampler::open_events() {
 
 std::optional<IntervalReport> TopSampler::events_report(double time, double interval) {
   // Every online CPU switches: what ran there since its last switch is seen.
-  CpuSet mine;
-  if (m_affinity.get_affinity(0, mine) == 0) {
-    for (unsigned c : m_topo.online.members()) m_affinity.set_affinity(0, CpuSet::range(c, c));
-    m_affinity.set_affinity(0, mine);
+  if (!visit_cpus()) {
+    m_lost = fmt::format("a CPU could not be visited within {} ms", k_visit_ms + 2 * m_topo.online.count());
+    return std::nullopt;
   }
   uint64_t to = m_clock ? m_clock() : monotonic_ns();
   std::vector<SwitchRecord> records;
-  if (!m_switches->take(records)) return std::nullopt;
+  if (!m_switches->take(records)) {
+    m_lost = "the scheduler's events lost records";
+    return std::nullopt;
+  }
   return m_tracker->sample_switches(tally_switches(std::move(records), m_events_from, to, LevelMap(m_topo)), time,
                                     interval);
+}
+
+bool TopSampler::visit_cpus() {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  AffinityOs* affinity = &m_affinity;
+  std::thread([affinity, cpus = m_topo.online.members(), done] {
+    for (unsigned c : cpus) affinity->set_affinity(0, CpuSet::range(c, c));
+    done->set_value();
+  }).detach();
+  auto limit = std::chrono::milliseconds(k_visit_ms + 2 * m_topo.online.count());
+  return finished.wait_for(limit) == std::future_status::ready;
 }
 
 void TopSampler::restart() {
   m_switches.reset();
   m_want_events = false;
-  m_why_no_events = "the events lost records";
-  m_lost = false;
+  m_why_no_events = m_lost;
+  m_lost.clear();
   m_started = false;
   m_last = 0;
   m_stat.reset();
@@ -204,7 +221,6 @@ TopFrame TopSampler::next() {
   if (m_switches) {
     auto got = events_report(now, interval);
     if (!got) {
-      m_lost = true;
       TopFrame f = frame_cpus(interval);
       f.time = now;
       return f;

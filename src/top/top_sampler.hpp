@@ -68,10 +68,14 @@ public:
   // they are not ("" where they were not asked for).
   bool events_used() const { return m_switches != nullptr; }
   const std::string& why_no_events() const { return m_why_no_events; }
-  // The last frame's events lost records (a full ring): that frame is
-  // not whole. restart() then begins again, reading every thread.
-  bool events_lost() const { return m_lost; }
+  // The last frame's events are not whole: a ring lost records (it
+  // filled up), or a CPU could not be visited in time (a thread of a
+  // real-time policy that does not let go of it): why, else "". restart()
+  // then begins again, reading every thread.
+  const std::string& events_lost() const { return m_lost; }
   void restart();
+  // How long the visit of every CPU at the end may take.
+  static constexpr unsigned k_visit_ms = 500;
   // Sleeps `seconds`, draining the events' rings meanwhile.
   void wait(double seconds);
 
@@ -95,6 +99,10 @@ private:
   void open_events();
   // The events' interval, ended now (visiting every online CPU first).
   std::optional<IntervalReport> events_report(double time, double interval);
+  // Visits every online CPU from a thread of its own (what runs there
+  // switches out); false where it did not finish within k_visit_ms plus
+  // 2 ms a CPU (the thread is left to finish by itself).
+  bool visit_cpus();
 
   SysRoot m_root;
   Topology m_topo;
@@ -117,7 +125,7 @@ private:
   std::unique_ptr<SwitchEvents> m_given;
   std::string m_why_no_events;
   uint64_t m_events_from = 0;  // CLOCK_MONOTONIC when they were opened
-  bool m_lost = false;
+  std::string m_lost;
 };
 
 }  // namespace affix
