@@ -20,24 +20,12 @@
 #include "watch_switches.hpp"
 
 using namespace affix;
-using affix::test::build;
-using affix::test::Numbering;
-using affix::test::TopoSpec;
 
 namespace {
 
-// 2 sockets x 2 nodes x 4 cores x 2 threads: CPUs 0-1 core 0, 0-3 llc 0,
-// 0-7 node 0, 0-15 socket 0.
-LevelMap levels() {
-  TopoSpec spec;
-  spec.sockets = 2;
-  spec.nodes_per_socket = 2;
-  spec.cores_per_node = 4;
-  spec.llcs_per_node = 2;
-  spec.smt = 2;
-  spec.numbering = Numbering::Packed;
-  return LevelMap(build(spec));
-}
+// The fake /proc's machine (watch_fake_proc.hpp): CPUs 0-1 core 0, 0-3
+// llc 0, 0-7 node 0, 0-15 socket 0.
+LevelMap levels() { return LevelMap(affix::test::machine()); }
 
 SwitchRecord in(uint64_t t, unsigned cpu, pid_t pid, pid_t tid) { return SwitchRecord{t, cpu, false, pid, tid}; }
 SwitchRecord out(uint64_t t, unsigned cpu, pid_t pid, pid_t tid) { return SwitchRecord{t, cpu, true, pid, tid}; }

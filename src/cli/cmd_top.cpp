@@ -1,8 +1,9 @@
-// affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]
+// affix top [--once [--json] [--no-events]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]
 //
 // Parse, read the topology, resolve WHERE to CPUs (of every online CPU, not
 // affix's own list: top looks at the whole machine), collect affix's
-// shields' CPUs, then: --once: one interval, printed as text or JSON;
+// shields' CPUs, then: --once: one interval (from the scheduler's events
+// where the kernel gives them, TopSampler::use_events), printed as text or JSON;
 // else the live screen on a terminal (top_screen.hpp), the text frames
 // every interval otherwise (top_batch.hpp). Changes nothing.
 #include <sys/resource.h>

@@ -113,6 +113,25 @@ void drain(Ring& ring) {
   if (!room) ring.pending.overflowed = true;
 }
 
+// Waits on `epoll` until `deadline_ns` (CLOCK_MONOTONIC), calling `ready`
+// for each event, with every signal unblocked while it sleeps (the caller
+// blocks SIGINT/SIGTERM elsewhere). False where a signal interrupted it.
+template <class Ready>
+bool epoll_until(int epoll, uint64_t deadline_ns, Ready ready) {
+  epoll_event events[64];
+  for (;;) {
+    uint64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    int ms = static_cast<int>((deadline_ns - now + 999999) / 1000000);
+    sigset_t none;  // signals the caller blocks are let in here only
+    sigemptyset(&none);
+    int n = epoll_pwait(epoll, events, 64, ms, &none);
+    if (n < 0 && errno == EINTR) return false;
+    if (n < 0) return true;
+    for (int i = 0; i < n; ++i) ready(events[i]);
+  }
+}
+
 class LinuxMigrationEvents final : public MigrationEvents {
 public:
   explicit LinuxMigrationEvents(unsigned ring_pages)
@@ -181,26 +200,15 @@ public:
   }
 
   bool wait_until(uint64_t deadline_ns) override {
-    epoll_event events[64];
-    for (;;) {
-      uint64_t now = monotonic_ns();
-      if (now >= deadline_ns) return true;
-      int ms = static_cast<int>((deadline_ns - now + 999999) / 1000000);
-      sigset_t none;  // signals the caller blocks are let in here only
-      sigemptyset(&none);
-      int n = epoll_pwait(m_epoll, events, 64, ms, &none);
-      if (n < 0 && errno == EINTR) return false;
-      if (n < 0) return true;
-      for (int i = 0; i < n; ++i) {
-        auto it = m_rings.find(static_cast<pid_t>(events[i].data.u64));
-        if (it == m_rings.end()) continue;
-        drain(it->second);
-        if (events[i].events & (EPOLLHUP | EPOLLERR)) {  // the thread exited
-          it->second.ended = true;
-          epoll_ctl(m_epoll, EPOLL_CTL_DEL, it->second.fd, nullptr);
-        }
+    return epoll_until(m_epoll, deadline_ns, [&](const epoll_event& event) {
+      auto it = m_rings.find(static_cast<pid_t>(event.data.u64));
+      if (it == m_rings.end()) return;
+      drain(it->second);
+      if (event.events & (EPOLLHUP | EPOLLERR)) {  // the thread exited
+        it->second.ended = true;
+        epoll_ctl(m_epoll, EPOLL_CTL_DEL, it->second.fd, nullptr);
       }
-    }
+    });
   }
 
 private:
@@ -355,19 +363,9 @@ public:
   }
 
   bool wait_until(uint64_t deadline_ns) override {
-    epoll_event events[64];
-    for (;;) {
-      uint64_t now = monotonic_ns();
-      if (now >= deadline_ns) return true;
-      int ms = static_cast<int>((deadline_ns - now + 999999) / 1000000);
-      sigset_t none;
-      sigemptyset(&none);
-      int n = epoll_pwait(m_epoll, events, 64, ms, &none);
-      if (n < 0 && errno == EINTR) return false;
-      if (n < 0) return true;
-      for (int i = 0; i < n; ++i)
-        if (events[i].data.u64 < m_rings.size()) drain(m_rings[events[i].data.u64]);
-    }
+    return epoll_until(m_epoll, deadline_ns, [&](const epoll_event& event) {
+      if (event.data.u64 < m_rings.size()) drain(m_rings[event.data.u64]);
+    });
   }
 
 private:

@@ -76,8 +76,8 @@ if [[ $(id -u) == 0 ]] || (($(cat /proc/sys/kernel/perf_event_paranoid) <= 0)); 
 events_pid=$!
 run_affix top --once --json -i 2 --no-events
 wait "$events_pid"
-check "events: exit 0, nothing on stderr; its source; --no-events': proc" "0  $source proc" \
-  "$? $(cat "$tmp/events.err") $(jq -r .source "$tmp/events.json") $(jq -r .source <<<"$OUT")"
+check "events: exit 0, nothing on stderr; its source, no warning; --no-events': proc" "0  $source [] proc" \
+  "$? $(cat "$tmp/events.err") $(jq -r .source "$tmp/events.json") $(jq -c .warnings "$tmp/events.json") $(jq -r .source <<<"$OUT")"
 share() { jq -r ".cpus[] | select(.cpu == 1) | .threads[] | select(.tid == $spin) | .percent" "$@"; }
 ev=$(share "$tmp/events.json")
 pr=$(share <<<"$OUT")
@@ -100,8 +100,8 @@ for how in "" --no-events; do
   expected=$source
   [[ -n $how ]] && expected=proc
   run_affix top --once --json -i 1 --pid "$mover" $how
-  check "moved ${how:-(events)}: source, moves > 0, ran on node 0" "0 $expected true 0" \
-    "$RC $(jq -r ".source, (.processes[] | select(.pid == $mover) | ([.migrations_per_s[]] | add > 0), .ran_on_nodes)" <<<"$OUT" | paste -sd' ')"
+  check "moved ${how:-(events)}: source, no warning, moves > 0, ran on node 0" "0 $expected [] true 0" \
+    "$RC $(jq -c -r ".source, .warnings, (.processes[] | select(.pid == $mover) | ([.migrations_per_s[]] | add > 0), .ran_on_nodes)" <<<"$OUT" | paste -sd' ')"
 done
 kill "$flipper" "$mover" 2>/dev/null
 wait "$flipper" "$mover" 2>/dev/null
