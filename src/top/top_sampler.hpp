@@ -75,7 +75,7 @@ public:
   const std::string& events_lost() const { return m_lost; }
   void restart();
   // How long the visit of every CPU at the end may take.
-  static constexpr unsigned k_visit_ms = 500;
+  static constexpr unsigned k_visit_ms = 2000;
   // Sleeps `seconds`, draining the events' rings meanwhile.
   void wait(double seconds);
 
