@@ -18,7 +18,7 @@ _affix_shield_opts="--isolated --irqs --mem --name --off --dry-run -v --verbose 
 _affix_topo_opts="--json --svg --ascii --root -h --help"
 _affix_apply_opts="--check --dry-run --json --follow --metrics -h --help"
 _affix_watch_opts="-i --interval -c --count --threads --json --tree --svg -h --help"
-_affix_top_opts="--once --json -i --interval -n --frames --pid --tree --name --root -h --help"
+_affix_top_opts="--once --json --no-events -i --interval -n --frames --pid --tree --name --root -h --help"
 _affix_global_opts="-h --help -V --version"
 
 # Prints the numbers of the GPUs under root $1 (gpuN: the PCI functions of

@@ -16,7 +16,7 @@ set -g __affix_opts_shield --isolated --irqs --mem --name --off --dry-run -v --v
 set -g __affix_opts_topo --json --svg --ascii --root -h --help
 set -g __affix_opts_apply --check --dry-run --json --follow --metrics -h --help
 set -g __affix_opts_watch -i --interval -c --count --threads --json --tree --svg -h --help
-set -g __affix_opts_top --once --json -i --interval -n --frames --pid --tree --name --root -h --help
+set -g __affix_opts_top --once --json --no-events -i --interval -n --frames --pid --tree --name --root -h --help
 
 # Prints the state of the command line before the cursor, one word each line:
 # the command (run for the bare form), then what comes next: "first" (the
@@ -452,6 +452,7 @@ complete -c affix -n '__affix_for apply' -l metrics -r -F -d 'ADDR:PORT (--follo
 # top
 complete -c affix -n '__affix_for top' -l once -d 'one interval, then print it'
 complete -c affix -n '__affix_for top' -l json -d 'with --once, one JSON object'
+complete -c affix -n '__affix_for top' -l no-events -d 'with --once, read every thread, not the scheduler events'
 complete -c affix -n '__affix_for top' -s i -l interval -x -a '0.5 1 2 5 10' -d 'seconds an interval lasts'
 complete -c affix -n '__affix_for top' -s n -l frames -x -d 'leave after N frames'
 complete -c affix -n '__affix_for top' -l pid -x -a '(__affix_pids)' -d 'only these processes (PID,PID...)'

@@ -336,3 +336,106 @@ TEST_CASE("filters: WHERE's CPUs, --name, --tree, --pid", "[top]") {
   CHECK_THROWS_WITH(TopSampler(SysRoot(f.root.path()), top_machine(), lists, bad),
                     Catch::StartsWith("invalid --name '(': not a regular expression"));
 }
+
+namespace {
+
+// Switch events made up by the test: take() gives `records` once, and
+// says whether they are whole.
+struct FakeSwitchEvents : SwitchEvents {
+  std::vector<SwitchRecord> records;
+  bool whole = true;
+  bool take(std::vector<SwitchRecord>& out) override {
+    out.insert(out.end(), records.begin(), records.end());
+    records.clear();
+    return whole;
+  }
+  bool wait_until(uint64_t) override { return true; }
+};
+
+}  // namespace
+
+TEST_CASE("--once from switch events: no thread read at the start, the same frame, every CPU visited", "[top]") {
+  FakeProc f;
+  write_stat(f, 1000, 0, 0, 0, 0, 0);
+  write_interrupts(f, 0, 0);
+  two_threads(f);  // process 100: threads 100 and 101, "server"
+  f.process(200, "idle", 1);
+  f.thread(200, 200, 5, {}, "idle");
+  FakeAffinity lists;
+  lists.affinity[0] = top_machine().online;
+  TopSampler s(SysRoot(f.root.path()), top_machine(), lists, TopFilter{});
+  s.set_clock(fake_clock);
+  auto events = std::make_unique<FakeSwitchEvents>();
+  FakeSwitchEvents* ev = events.get();
+  s.use_events(true);
+  s.give_events(std::move(events));
+  g_now_ns = 1000000000;
+  f.remove("proc/100/task/101/stat");  // nothing of a thread is read at the start
+  s.next();
+  CHECK(s.events_used());
+  f.thread(100, 101, 0, {}, "worker");
+  // Thread 101: CPU 0 (running at the start) to 1.1 s, CPU 8 (a node away)
+  // from 1.2 to 1.5 s, CPU 9 from 1.6 s to the end.
+  ev->records = {SwitchRecord{1100000000, 0, true, 100, 101}, SwitchRecord{1200000000, 8, false, 100, 101},
+                 SwitchRecord{1500000000, 8, true, 100, 101}, SwitchRecord{1600000000, 9, false, 100, 101}};
+  write_stat(f, 1000, 60, 10, 0, 0, 30);  // CPU 3: 70 of 100 ticks busy
+  g_now_ns = 2000000000;
+  lists.set_affinity_calls.clear();
+  TopFrame fr = s.next();
+  CHECK(fr.source == "events");
+  // Each CPU visited by a thread of its own (tid 0: the caller).
+  CHECK(lists.set_affinity_calls == std::vector<pid_t>(top_machine().online.count(), 0));
+  CHECK(lists.affinity[0] == CpuSet::range(30, 30));  // the last online CPU
+  REQUIRE(fr.processes.size() == 1);
+  const TopProcess& p = fr.processes[0];
+  CHECK(p.pid == 100);
+  CHECK(p.comm == "server");
+  CHECK(p.threads == 2);
+  CHECK(p.percent == Approx(80.0));  // 0.1 + 0.3 + 0.4 s of 1 s
+  CHECK(p.migrations[Crossing::Node] == 1);
+  CHECK(p.migrations[Crossing::Smt] == 1);
+  CHECK(p.migrations.total() == 2);
+  REQUIRE(cpu_of(fr, 9).threads.size() == 1);
+  CHECK(cpu_of(fr, 9).threads[0].tid == 101);
+  CHECK(cpu_of(fr, 9).threads[0].comm == "worker");
+  CHECK(cpu_of(fr, 9).threads[0].percent == Approx(80.0));
+  CHECK(cpu_of(fr, 0).threads.empty());
+  REQUIRE(cpu_of(fr, 3).busy.has_value());  // the CPUs' figures as ever
+  CHECK(*cpu_of(fr, 3).busy == Approx(70.0));
+  CHECK(parse_json(top_json(fr))["source"].string == "events");
+}
+
+TEST_CASE("--once from switch events that lost records: not whole, then every thread read", "[top]") {
+  FakeProc f;
+  write_stat(f, 1000, 0, 0, 0, 0, 0);
+  write_interrupts(f, 0, 0);
+  two_threads(f);
+  FakeAffinity lists;
+  lists.affinity[0] = top_machine().online;
+  TopSampler s(SysRoot(f.root.path()), top_machine(), lists, TopFilter{});
+  s.set_clock(fake_clock);
+  auto events = std::make_unique<FakeSwitchEvents>();
+  events->whole = false;
+  events->records = {SwitchRecord{1100000000, 0, true, 100, 101}};
+  s.use_events(true);
+  s.give_events(std::move(events));
+  g_now_ns = 1000000000;
+  s.next();
+  g_now_ns = 2000000000;
+  TopFrame fr = s.next();
+  CHECK(s.events_lost() == "the scheduler's events lost records");
+  CHECK(fr.processes.empty());
+  s.restart();
+  g_now_ns = 3000000000;
+  s.next();
+  CHECK_FALSE(s.events_used());
+  CHECK(s.why_no_events() == "the scheduler's events lost records");
+  CHECK(s.events_lost().empty());
+  f.thread(100, 101, 0, {0, 21, 2, 507000000});  // ran 0.5 s
+  f.process(100, "server", 2, 100, 50);
+  g_now_ns = 4000000000;
+  fr = s.next();
+  CHECK(fr.source == "proc");
+  REQUIRE(fr.processes.size() == 1);
+  CHECK(fr.processes[0].percent == Approx(50.0));
+}

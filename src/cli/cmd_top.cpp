@@ -1,8 +1,9 @@
-// affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]
+// affix top [--once [--json] [--no-events]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]
 //
 // Parse, read the topology, resolve WHERE to CPUs (of every online CPU, not
 // affix's own list: top looks at the whole machine), collect affix's
-// shields' CPUs, then: --once: one interval, printed as text or JSON;
+// shields' CPUs, then: --once: one interval (from the scheduler's events
+// where the kernel gives them, TopSampler::use_events), printed as text or JSON;
 // else the live screen on a terminal (top_screen.hpp), the text frames
 // every interval otherwise (top_batch.hpp). Changes nothing.
 #include <sys/resource.h>
@@ -38,6 +39,7 @@ namespace {
 struct TopOptions {
   bool once = false;
   bool json = false;
+  bool no_events = false;
   double interval = 1.0;
   unsigned frames = 0;
   std::optional<std::string> where;
@@ -60,8 +62,10 @@ std::optional<TopOptions> parse_top(const Args& args) {
   TopOptions o;
   o.once = cl.once;
   o.json = cl.json;
+  o.no_events = cl.no_events;
   if (cl.root) o.root = *cl.root;
   if (cl.json && !cl.once) throw Error(ErrorKind::Usage, "--json goes with --once", k_usage);
+  if (cl.no_events && !cl.once) throw Error(ErrorKind::Usage, "--no-events goes with --once", k_usage);
   if (cl.interval) {
     auto v = parse_seconds(*cl.interval);
     if (!v)
@@ -142,6 +146,7 @@ int command_top(const Args& args) {
     if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) return run_top_screen(sampler, screen);
     return run_top_batch(sampler, screen);
   }
+  sampler.use_events(!o.no_events);
   sampler.next();
   if (!o.pids.empty()) {
     const auto& missing = sampler.missing();
@@ -152,8 +157,16 @@ int command_top(const Args& args) {
     }
     for (pid_t pid : missing) print_warning(fmt::format("no such process: {}; showing the others", pid));
   }
-  top_sleep(o.interval);
+  sampler.wait(o.interval);
   TopFrame frame = sampler.next();
+  if (!sampler.events_lost().empty()) {  // not whole: the interval again, every thread read
+    std::string why = sampler.events_lost();
+    sampler.restart();
+    sampler.next();
+    sampler.wait(o.interval);
+    frame = sampler.next();
+    frame.warnings.push_back(why + ": the interval was taken again, every thread read");
+  }
   std::string text = o.json ? top_json(frame) : top_text(frame);
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
     throw Error(ErrorKind::Runtime, "cannot write to standard output");

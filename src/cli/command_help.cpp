@@ -224,6 +224,8 @@ std::string command_help(CommandKind kind) {
              "  -h,--help                   Print this help message and exit\n"
              "  --once                      one interval, then print it and exit\n"
              "  --json                      with --once: the frame as one JSON object\n"
+             "  --no-events                 with --once: read every thread at the start and the\n"
+             "                              end, not the scheduler's events\n"
              "  -i,--interval SECONDS       seconds an interval lasts, 0.1 to 3600 (default 1)\n"
              "  -n,--frames N               leave after N frames (default: when q is pressed)\n"
              "  --pid PID...                only these processes (shown though idle): PIDs as\n"

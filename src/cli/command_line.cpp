@@ -202,6 +202,8 @@ constexpr OptionSpec k_intervals{"count", 'c', Value::NonEmpty,
                                  [](CommandLine& cl, const Given& g) { cl.intervals = *g.value; }};
 // top
 constexpr OptionSpec k_once{"once", 0, Value::None, [](CommandLine& cl, const Given&) { cl.once = true; }};
+constexpr OptionSpec k_no_events{"no-events", 0, Value::None,
+                                 [](CommandLine& cl, const Given&) { cl.no_events = true; }};
 constexpr OptionSpec k_top_pid{"pid", 0, Value::NonEmpty,
                                [](CommandLine& cl, const Given& g) { cl.top_pids = *g.value; }};
 constexpr OptionSpec k_top_tree{"tree", 0, Value::NonEmpty,
@@ -234,7 +236,7 @@ constexpr const OptionSpec* k_watch_options[] = {&k_help,    &k_interval, &k_int
                                                  &k_threads, &k_json,     &k_tree, &k_svg_file};
 constexpr const OptionSpec* k_apply_options[] = {&k_help, &k_check, &k_dry_run, &k_json, &k_follow, &k_metrics};
 constexpr const OptionSpec* k_top_options[] = {&k_help,    &k_once,     &k_json, &k_interval, &k_frames,
-                                               &k_top_pid, &k_top_tree, &k_name, &k_root};
+                                               &k_top_pid, &k_top_tree, &k_name, &k_root, &k_no_events};
 
 constexpr Grammar k_grammars[] = {
     {CommandKind::Run, "run", "usage: affix [OPTIONS] WHERE [--] COMMAND [ARG...]", k_run_options,

@@ -106,6 +106,7 @@ struct CommandLine {
   // top (and -i SECONDS above): --once, --pid LIST, --tree PID, -n N as
   // written (top checks them), --name REGEX (in `name`); `rest`: WHERE
   bool once = false;
+  bool no_events = false;  // top --no-events
   std::optional<std::string> top_pids;
   std::optional<std::string> top_tree;
   std::optional<std::string> frames;

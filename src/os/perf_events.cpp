@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -73,30 +74,62 @@ std::string paranoid_level() {
   return std::string(level);
 }
 
-// Copies everything between the ring's tail and head into `out`.
-void drain(Ring& ring) {
-  auto* page = reinterpret_cast<perf_event_mmap_page*>(ring.base);
+// Calls `each(header, record)` for every record between the ring's tail
+// and its head (the record copied out, wrapped or not), then frees them.
+// Returns false where the ring was full (the kernel drops what follows).
+template <class Each>
+bool read_ring(char* base, size_t record_room, Each each) {
+  auto* page = reinterpret_cast<perf_event_mmap_page*>(base);
   uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
   uint64_t tail = page->data_tail;
   const uint64_t size = page->data_size;
-  const char* data = ring.base + page->data_offset;
-  if (head - tail + k_sample_size > size) ring.pending.overflowed = true;  // full: the kernel drops
-  char record[k_sample_size];
+  const char* data = base + page->data_offset;
+  bool room = head - tail + record_room <= size;
+  char record[256];
   while (tail < head) {
     perf_event_header h;
     std::memcpy(&h, data + tail % size, sizeof h);  // 8-byte aligned: never wraps
     if (h.size < sizeof h) break;                   // not a record: stop here
-    if (h.type == PERF_RECORD_SAMPLE && h.size >= k_sample_size) {
-      for (size_t i = 0; i < k_sample_size; ++i) record[i] = data[(tail + i) % size];
+    size_t n = std::min<size_t>(h.size, sizeof record);
+    for (size_t i = 0; i < n; ++i) record[i] = data[(tail + i) % size];
+    each(h, static_cast<const char*>(record), n);
+    tail += h.size;
+  }
+  __atomic_store_n(&page->data_tail, head, __ATOMIC_RELEASE);
+  return room;
+}
+
+// Copies every sample between the ring's tail and head into `pending`.
+void drain(Ring& ring) {
+  bool room = read_ring(ring.base, k_sample_size, [&](const perf_event_header& h, const char* record, size_t n) {
+    if (h.type == PERF_RECORD_SAMPLE && n >= k_sample_size) {
       SampleBody body;
       std::memcpy(&body, record + sizeof h, sizeof body);
       ring.pending.samples.push_back(MigrationSample{body.time, body.cpu});
     } else if (h.type == PERF_RECORD_LOST) {
       ring.pending.overflowed = true;
     }
-    tail += h.size;
+  });
+  if (!room) ring.pending.overflowed = true;
+}
+
+// Waits on `epoll` until `deadline_ns` (CLOCK_MONOTONIC), calling `ready`
+// for each event, with every signal unblocked while it sleeps (the caller
+// blocks SIGINT/SIGTERM elsewhere). False where a signal interrupted it.
+template <class Ready>
+bool epoll_until(int epoll, uint64_t deadline_ns, Ready ready) {
+  epoll_event events[64];
+  for (;;) {
+    uint64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    int ms = static_cast<int>((deadline_ns - now + 999999) / 1000000);
+    sigset_t none;  // signals the caller blocks are let in here only
+    sigemptyset(&none);
+    int n = epoll_pwait(epoll, events, 64, ms, &none);
+    if (n < 0 && errno == EINTR) return false;
+    if (n < 0) return true;
+    for (int i = 0; i < n; ++i) ready(events[i]);
   }
-  __atomic_store_n(&page->data_tail, head, __ATOMIC_RELEASE);
 }
 
 class LinuxMigrationEvents final : public MigrationEvents {
@@ -167,26 +200,15 @@ public:
   }
 
   bool wait_until(uint64_t deadline_ns) override {
-    epoll_event events[64];
-    for (;;) {
-      uint64_t now = monotonic_ns();
-      if (now >= deadline_ns) return true;
-      int ms = static_cast<int>((deadline_ns - now + 999999) / 1000000);
-      sigset_t none;  // signals the caller blocks are let in here only
-      sigemptyset(&none);
-      int n = epoll_pwait(m_epoll, events, 64, ms, &none);
-      if (n < 0 && errno == EINTR) return false;
-      if (n < 0) return true;
-      for (int i = 0; i < n; ++i) {
-        auto it = m_rings.find(static_cast<pid_t>(events[i].data.u64));
-        if (it == m_rings.end()) continue;
-        drain(it->second);
-        if (events[i].events & (EPOLLHUP | EPOLLERR)) {  // the thread exited
-          it->second.ended = true;
-          epoll_ctl(m_epoll, EPOLL_CTL_DEL, it->second.fd, nullptr);
-        }
+    return epoll_until(m_epoll, deadline_ns, [&](const epoll_event& event) {
+      auto it = m_rings.find(static_cast<pid_t>(event.data.u64));
+      if (it == m_rings.end()) return;
+      drain(it->second);
+      if (event.events & (EPOLLHUP | EPOLLERR)) {  // the thread exited
+        it->second.ended = true;
+        epoll_ctl(m_epoll, EPOLL_CTL_DEL, it->second.fd, nullptr);
       }
-    }
+    });
   }
 
 private:
@@ -267,7 +289,123 @@ std::string probe(AffinityOs& affinity, LinuxMigrationEvents& events) {
   return {};
 }
 
+// A switch record's body as sample_id_all with TID|TIME|CPU lays it out.
+struct SwitchBody {
+  uint32_t next_prev_pid, next_prev_tid;
+  uint32_t pid, tid;
+  uint64_t time;
+  uint32_t cpu, reserved;
+};
+constexpr size_t k_switch_size = sizeof(perf_event_header) + sizeof(SwitchBody);
+
+int perf_open_switches(unsigned cpu, unsigned ring_pages) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+  attr.sample_id_all = 1;
+  attr.context_switch = 1;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.watermark = 1;
+  attr.wakeup_watermark = static_cast<uint32_t>(ring_pages * page_size() / 2);
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, static_cast<int>(cpu), -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+class LinuxSwitchEvents final : public SwitchEvents {
+public:
+  explicit LinuxSwitchEvents(unsigned ring_pages) : m_pages(ring_pages), m_epoll(epoll_create1(EPOLL_CLOEXEC)) {}
+  ~LinuxSwitchEvents() override {
+    for (CpuRing& r : m_rings) {
+      if (r.base) munmap(r.base, r.length);
+      if (r.fd >= 0) ::close(r.fd);
+    }
+    if (m_epoll >= 0) ::close(m_epoll);
+  }
+  LinuxSwitchEvents(const LinuxSwitchEvents&) = delete;
+  LinuxSwitchEvents& operator=(const LinuxSwitchEvents&) = delete;
+
+  // "" where it opened, else why not.
+  std::string open(unsigned cpu) {
+    if (m_epoll < 0) return fmt::format("epoll_create1: {}", std::strerror(errno));
+    CpuRing r;
+    r.fd = perf_open_switches(cpu, m_pages);
+    if (r.fd < 0)
+      return fmt::format("perf_event_open: {} (kernel.perf_event_paranoid = {})", std::strerror(errno),
+                         paranoid_level());
+    r.length = (1 + m_pages) * page_size();
+    void* base = mmap(nullptr, r.length, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
+    if (base == MAP_FAILED) {
+      int err = errno;
+      ::close(r.fd);
+      return fmt::format("mmap of the CPU {} ring: {}", cpu, std::strerror(err));
+    }
+    r.base = static_cast<char*>(base);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = m_rings.size();
+    epoll_ctl(m_epoll, EPOLL_CTL_ADD, r.fd, &ev);  // without it the ring is drained at take() only
+    m_rings.push_back(r);
+    return {};
+  }
+
+  bool take(std::vector<SwitchRecord>& out) override {
+    bool whole = true;
+    for (CpuRing& r : m_rings) {
+      drain(r);
+      whole = whole && !r.lost;
+      out.insert(out.end(), r.pending.begin(), r.pending.end());
+      r.pending.clear();
+      r.lost = false;
+    }
+    return whole;
+  }
+
+  bool wait_until(uint64_t deadline_ns) override {
+    return epoll_until(m_epoll, deadline_ns, [&](const epoll_event& event) {
+      if (event.data.u64 < m_rings.size()) drain(m_rings[event.data.u64]);
+    });
+  }
+
+private:
+  struct CpuRing {
+    int fd = -1;
+    char* base = nullptr;
+    size_t length = 0;
+    std::vector<SwitchRecord> pending;
+    bool lost = false;
+  };
+  static void drain(CpuRing& r) {
+    bool room = read_ring(r.base, k_switch_size, [&](const perf_event_header& h, const char* record, size_t n) {
+      if (h.type == PERF_RECORD_SWITCH_CPU_WIDE && n >= k_switch_size) {
+        SwitchBody body;
+        std::memcpy(&body, record + sizeof h, sizeof body);
+        r.pending.push_back(SwitchRecord{body.time, body.cpu, (h.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0,
+                                         static_cast<pid_t>(body.pid), static_cast<pid_t>(body.tid)});
+      } else if (h.type == PERF_RECORD_LOST) {
+        r.lost = true;
+      }
+    });
+    if (!room) r.lost = true;
+  }
+
+  unsigned m_pages;
+  int m_epoll;
+  std::vector<CpuRing> m_rings;
+};
+
 }  // namespace
+
+std::unique_ptr<SwitchEvents> open_switch_events(const std::vector<unsigned>& cpus, unsigned ring_pages,
+                                                 std::string& why_not) {
+  auto events = std::make_unique<LinuxSwitchEvents>(ring_pages);
+  for (unsigned cpu : cpus) {
+    why_not = events->open(cpu);
+    if (!why_not.empty()) return nullptr;
+  }
+  return events;
+}
 
 uint64_t monotonic_ns() {
   timespec ts;

@@ -76,6 +76,36 @@ public:
 std::unique_ptr<MigrationEvents> open_migration_events(AffinityOs& affinity, unsigned ring_pages,
                                                        std::string& why_not);
 
+// The scheduler's context switches on every CPU (`affix top --once`): one
+// CPU-wide event per CPU (PERF_COUNT_SW_DUMMY with context_switch), its
+// records PERF_RECORD_SWITCH_CPU_WIDE stamped with CLOCK_MONOTONIC, read
+// from one mmap'd ring per CPU, drained at a watermark while wait_until
+// sleeps and at take().
+struct SwitchRecord {
+  uint64_t time_ns = 0;  // CLOCK_MONOTONIC
+  unsigned cpu = 0;
+  bool out = false;      // true: the task left the CPU; false: it started running there
+  pid_t pid = 0, tid = 0;  // the task (pid 0: the CPU's idle task)
+};
+
+class SwitchEvents {
+public:
+  virtual ~SwitchEvents() = default;
+  // The records since the last take(), each CPU's in order (CPUs one
+  // after the other). False where a ring lost records (full, or the kernel
+  // said PERF_RECORD_LOST): the records are then not the whole story.
+  virtual bool take(std::vector<SwitchRecord>& out) = 0;
+  // As MigrationEvents::wait_until.
+  virtual bool wait_until(uint64_t deadline_ns) = 0;
+};
+
+// Opens the event on each CPU of `cpus` (`ring_pages` data pages each, a
+// power of two). nullptr, with the reason in `why_not`, where one cannot be
+// opened or mapped ("perf_event_open: Permission denied
+// (kernel.perf_event_paranoid = 2)").
+std::unique_ptr<SwitchEvents> open_switch_events(const std::vector<unsigned>& cpus, unsigned ring_pages,
+                                                 std::string& why_not);
+
 // CLOCK_MONOTONIC in nanoseconds.
 uint64_t monotonic_ns();
 

@@ -80,6 +80,9 @@ struct TopFrame {
   // nesting and collapsed runs), which the live screen groups its CPU pane
   // by; null: the screen builds draw's tree from the CPUs' places.
   std::shared_ptr<const Box> machine;
+  // Where the threads' figures come from: "events" (the scheduler's
+  // context switches, TopSampler::use_events) or "proc" (every thread read).
+  std::string source = "proc";
 };
 
 // Where the screen gets its frames: the sampler, or a test's fake.

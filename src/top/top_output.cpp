@@ -27,6 +27,7 @@ std::string top_json(const TopFrame& f) {
   JsonWriter j;
   j.begin_object();
   j.field("interval", f.interval);
+  j.field("source", f.source);
   j.key("cpus");
   j.begin_array();
   for (const TopCpu& c : f.cpus) {

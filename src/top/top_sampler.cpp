@@ -1,11 +1,15 @@
 #include "top_sampler.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "error.hpp"
 #include "machine_tree.hpp"
+#include "top_batch.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
 #include "watch_pages.hpp"
@@ -127,21 +131,110 @@ TopFrame TopSampler::frame_cpus(double interval) {
   return f;
 }
 
+void TopSampler::open_events() {
+  if (!m_want_events) return;
+  m_why_no_events.clear();
+  if (m_given) {
+    m_switches = std::move(m_given);
+    m_events_from = m_clock ? m_clock() : monotonic_ns();
+    return;
+  }
+  if (!m_root.is_default()) {
+    m_why_no_events = "not the machine's own /proc (--root)";
+    return;
+  }
+  CpuSet mine;
+  if (m_affinity.get_affinity(0, mine) != 0 || !m_topo.online.is_subset_of(mine)) {
+    m_why_no_events = "affix may not run on every online CPU";
+    return;
+  }
+  if ((m_topo.isolated | m_nohz | m_shielded).intersects(m_topo.online)) {
+    m_why_no_events = "an online CPU is isolated, nohz_full or shielded";
+    return;
+  }
+  m_switches = open_switch_events(m_topo.online.members(), k_switch_ring_pages, m_why_no_events);
+  m_events_from = monotonic_ns();
+}
+
+std::optional<IntervalReport> TopSampler::events_report(double time, double interval) {
+  // Every online CPU switches: what ran there since its last switch is seen.
+  if (!visit_cpus()) {
+    m_lost = fmt::format("a CPU could not be visited within {} ms", k_visit_ms + 2 * m_topo.online.count());
+    return std::nullopt;
+  }
+  uint64_t to = m_clock ? m_clock() : monotonic_ns();
+  std::vector<SwitchRecord> records;
+  if (!m_switches->take(records)) {
+    m_lost = "the scheduler's events lost records";
+    return std::nullopt;
+  }
+  return m_tracker->sample_switches(tally_switches(std::move(records), m_events_from, to, LevelMap(m_topo)), time,
+                                    interval);
+}
+
+bool TopSampler::visit_cpus() {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  AffinityOs* affinity = &m_affinity;
+  std::thread([affinity, cpus = m_topo.online.members(), done] {
+    for (unsigned c : cpus) affinity->set_affinity(0, CpuSet::range(c, c));
+    done->set_value();
+  }).detach();
+  auto limit = std::chrono::milliseconds(k_visit_ms + 2 * m_topo.online.count());
+  return finished.wait_for(limit) == std::future_status::ready;
+}
+
+void TopSampler::restart() {
+  m_switches.reset();
+  m_want_events = false;
+  m_why_no_events = m_lost;
+  m_lost.clear();
+  m_started = false;
+  m_last = 0;
+  m_stat.reset();
+  m_irqs.reset();
+}
+
+void TopSampler::wait(double seconds) {
+  if (!m_switches) return top_sleep(seconds);
+  uint64_t deadline = monotonic_ns() + static_cast<uint64_t>(seconds * 1e9);
+  while (!m_switches->wait_until(deadline)) {
+  }
+}
+
 TopFrame TopSampler::next() {
   uint64_t now_ns = m_clock ? m_clock() : monotonic_ns();
   if (!m_started) {
     m_started = true;
     m_start_ns = now_ns;
-    m_missing = m_tracker->start();
+    open_events();
+    if (m_switches) {
+      for (pid_t pid : m_filter.pids)
+        if (!m_root.exists(proc_dir(pid))) m_missing.push_back(pid);
+    } else {
+      m_missing = m_tracker->start();
+    }
     TopFrame f = frame_cpus(0);
     return f;
   }
   double now = static_cast<double>(now_ns - m_start_ns) / 1e9;
   double interval = now - m_last;
   m_last = now;
-  IntervalReport report = m_tracker->sample(now, interval);
+  IntervalReport report;
+  if (m_switches) {
+    auto got = events_report(now, interval);
+    if (!got) {
+      TopFrame f = frame_cpus(interval);
+      f.time = now;
+      return f;
+    }
+    report = std::move(*got);
+  } else {
+    report = m_tracker->sample(now, interval);
+  }
   TopFrame f = frame_cpus(interval);
   f.time = now;
+  if (m_switches) f.source = "events";
   m_parent.clear();
   // Threads by the CPU they last ran on.
   std::map<unsigned, std::vector<TopThread>> on_cpu;

@@ -79,6 +79,14 @@ std::optional<StatLine> stat_of(const SysRoot& root, pid_t pid) {
   }
 }
 
+std::optional<StatLine> stat_of_thread(const SysRoot& root, pid_t pid, pid_t tid) {
+  try {
+    return read_stat(root, task_dir(pid, tid));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 uint64_t ticks_to_ns(unsigned long long ticks) {
   static const long hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   return static_cast<uint64_t>(ticks) * (1000000000ull / static_cast<uint64_t>(hz));
@@ -250,6 +258,65 @@ IntervalReport WatchTracker::sample(double time, double interval) {
     } else {
       ++it;
     }
+  }
+  return report;
+}
+
+IntervalReport WatchTracker::sample_switches(const std::map<pid_t, SwitchThread>& ran, double time,
+                                             double interval) {
+  m_time = time;
+  IntervalReport report;
+  report.time = time;
+  report.interval = interval;
+  report.exact = true;
+  std::map<pid_t, std::vector<std::pair<pid_t, const SwitchThread*>>> by_pid;
+  if (m_named.empty()) {
+    for (const auto& [tid, t] : ran) by_pid[t.pid].emplace_back(tid, &t);
+  } else {
+    for (pid_t pid : m_named) by_pid[pid];
+    for (const auto& [tid, t] : ran)
+      if (auto found = by_pid.find(t.pid); found != by_pid.end()) found->second.emplace_back(tid, &t);
+  }
+  for (const auto& [pid, list] : by_pid) {
+    auto st = stat_of(m_root, pid);
+    if (!st || is_zombie(*st)) continue;  // exited: not reported
+    Process p;
+    p.pid = pid;
+    p.start_time = st->start_time;
+    p.comm = st->comm;
+    p.kernel_thread = (st->flags & k_pf_kthread) != 0;
+    p.total.exact = true;
+    ProcessReport r;
+    r.pid = pid;
+    r.comm = st->comm;
+    r.exact = true;
+    for (const auto& [tid, t] : list) {
+      std::optional<StatLine> ts = tid == pid ? st : stat_of_thread(m_root, pid, tid);
+      if (!ts || is_zombie(*ts)) {  // exited since it ran: its time is the process's
+        r.came_and_went_ns += t->cpu_ns;
+        r.activity.cpu_ns += t->cpu_ns;
+        r.activity.migrations += t->migrations;
+        r.cpus_ran |= t->ran_on;
+        continue;
+      }
+      ThreadReport tr;
+      tr.tid = tid;
+      tr.comm = ts->comm;
+      tr.cpu = t->cpu;
+      tr.activity.cpu_ns = t->cpu_ns;
+      tr.activity.migrations = t->migrations;
+      tr.activity.wait_unread = true;  // the events have no run-queue wait
+      tr.exact = true;
+      r.cpus_ran |= t->ran_on;
+      r.activity += tr.activity;
+      if (m_thread_list) r.thread_list.push_back(std::move(tr));
+    }
+    r.threads = static_cast<unsigned>(st->num_threads);
+    // None ran: no CPU, as sample() has a process whose total did not move
+    // under top's cost rule (skip_unmoved).
+    p.threads_seen = r.threads;
+    finish_report(p, r);
+    report.processes.push_back(std::move(r));
   }
   return report;
 }

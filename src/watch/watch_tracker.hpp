@@ -23,6 +23,7 @@
 #include "sysroot.hpp"
 #include "topology.hpp"
 #include "watch_report.hpp"
+#include "watch_switches.hpp"
 #include "watch_thread.hpp"
 
 namespace affix {
@@ -51,6 +52,13 @@ public:
   void find_descendants();
   // What happened since the last sample (or start).
   IntervalReport sample(double time, double interval);
+  // One interval from the scheduler's events instead (top --once), with
+  // no start() before: the threads that ran (tally_switches), their
+  // processes read from /proc then (comm, thread count, pages: as sample()
+  // has them), and the named PIDs though idle. A thread that ran but has
+  // exited since is counted in its process's time, not listed; a process
+  // that has exited since is not reported.
+  IntervalReport sample_switches(const std::map<pid_t, SwitchThread>& ran, double time, double interval);
   // Totals over the run, for every process reported at least once (of
   // those that exited, the first 10,000; `unlisted` counts the others).
   WatchSummary summary(double duration) const;

@@ -95,7 +95,7 @@ expect_exact "affix pin 0 --s" --spread --slice --sched-slice
 expect_exact "affix explain --r" --ranks --root
 expect_exact "affix topo -" --json --svg --ascii --root -h --help
 expect_exact "affix watch -" -i --interval -c --count --threads --json --tree --svg -h --help
-expect_exact "affix top -" --once --json -i --interval -n --frames --pid --tree --name --root -h --help
+expect_exact "affix top -" --once --json --no-events -i --interval -n --frames --pid --tree --name --root -h --help
 # top's --tree takes a PID (pin's and show's is a flag): PIDs, not locations.
 expect_has "affix top --tree " $$
 expect_lacks "affix top --tree " socket:

@@ -28,7 +28,7 @@ check "affix " run pin show topo explain watch top shield apply all self socket:
 check "affix ex" explain
 check "affix apply --" --check --dry-run --json --follow --metrics --help
 check "affix show --" --json --tree --pinned --cpu --irq --shield --svg --root --help
-check "affix top --" --once --json --interval --frames --pid --tree --name --root --help
+check "affix top --" --once --json --no-events --interval --frames --pid --tree --name --root --help
 check "affix shield --" --isolated --irqs --mem --name --off --dry-run --verbose --help
 check "affix shield 0 lscp" lscpu
 check "affix pin 0 --s" --sched-slice --slice --spread

@@ -3,6 +3,10 @@
 # on this machine a spinner pinned to CPU 1: CPU 1 busy >= 80% with the
 # spinner's TID among the threads listed under it, its process in the table
 # with CPU 1 its only allowed CPU (pinned); text off a terminal escapes names.
+# Both sources of --once on the same spinner over the same interval: the
+# scheduler's events (where this machine gives them: root, or
+# perf_event_paranoid <= 0) and --no-events (every thread read); a
+# spinner moved between CPUs 0 and 1 counts moves in both.
 . "$(dirname "$0")/pin_lib.bash"
 
 usage="affix: hint: usage: affix top [--once [--json]] [-i SECONDS] [-n N] [WHERE] [--pid PID... | --tree PID | --name REGEX]; see 'affix top --help'"
@@ -30,6 +34,8 @@ run_affix top --once --pid 4194304
 check "a PID that does not exist" "1 affix: error: no such process: 4194304" "$RC $ERR"
 run_affix top --once --tree 4194304
 check "a tree that does not exist" "1 affix: error: no such process: 4194304" "$RC $ERR"
+run_affix top --no-events
+check "--no-events without --once" "2 affix: error: --no-events goes with --once|$usage" "$RC $(errs)"
 run_affix top --once 0 1
 check "two locations" "2 affix: error: unexpected argument '1' after the location '0'|$usage" "$RC $(errs)"
 run_affix top --once node:9
@@ -63,6 +69,42 @@ check "its pages on node 0, none remote" "true 0" \
   "$(jq -r ".processes[] | select(.pid == $spin) | \"\(.pages[\"0\"] > 0) \(.remote_share)\"" <<<"$OUT")"
 check "migrations_per_s by level" '["core","llc","node","smt","socket"]' \
   "$(jq -c ".processes[] | select(.pid == $spin) | .migrations_per_s | keys" <<<"$OUT")"
+
+# The two sources at once, over the same 2 s: the spinner's share agrees.
+if [[ $(id -u) == 0 ]] || (($(cat /proc/sys/kernel/perf_event_paranoid) <= 0)); then source=events; else source=proc; fi
+"$AFFIX" top --once --json -i 2 >"$tmp/events.json" 2>"$tmp/events.err" &
+events_pid=$!
+run_affix top --once --json -i 2 --no-events
+wait "$events_pid"
+check "events: exit 0, nothing on stderr; its source, no warning; --no-events': proc" "0  $source [] proc" \
+  "$? $(cat "$tmp/events.err") $(jq -r .source "$tmp/events.json") $(jq -c .warnings "$tmp/events.json") $(jq -r .source <<<"$OUT")"
+share() { jq -r ".cpus[] | select(.cpu == 1) | .threads[] | select(.tid == $spin) | .percent" "$@"; }
+ev=$(share "$tmp/events.json")
+pr=$(share <<<"$OUT")
+check "both: the spinner's TID under CPU 1 with a share" "true true" \
+  "$(jq -n "$ev > 0") $(jq -n "$pr > 0")"
+check "both: its share within 10 points of the other's ($ev, $pr)" "true" \
+  "$(jq -n "($ev - $pr) | fabs < 10")"
+same() { jq -c ".processes[] | select(.pid == $spin) | [.comm, .threads, .allowed, .pinned, .ran_on_nodes, (.pages[\"0\"] > 0), .remote_share, ([.migrations_per_s[]] | add)]" "$@"; }
+check "both: its process row (comm, threads, allowed, pinned, nodes, pages, remote, no move)" \
+  "$(same <<<"$OUT")" "$(same "$tmp/events.json")"
+check "…which is" '["spin\u001b[31m",1,"1",true,"0",true,0,0]' "$(same "$tmp/events.json")"
+# A spinner moved between CPUs 0 and 1 every 50 ms: moves in both sources.
+"$AFFIX" 0 -- "$tmp/$name" -c 'while :; do :; done' &
+mover=$!
+started+=("$mover")
+(for _ in $(seq 60); do taskset -pc 1 "$mover" >/dev/null; sleep 0.05; taskset -pc 0 "$mover" >/dev/null; sleep 0.05; done) &
+flipper=$!
+started+=("$flipper")
+for how in "" --no-events; do
+  expected=$source
+  [[ -n $how ]] && expected=proc
+  run_affix top --once --json -i 1 --pid "$mover" $how
+  check "moved ${how:-(events)}: source, no warning, moves > 0, ran on node 0" "0 $expected [] true 0" \
+    "$RC $(jq -c -r ".source, .warnings, (.processes[] | select(.pid == $mover) | ([.migrations_per_s[]] | add > 0), .ran_on_nodes)" <<<"$OUT" | paste -sd' ')"
+done
+kill "$flipper" "$mover" 2>/dev/null
+wait "$flipper" "$mover" 2>/dev/null
 
 # WHERE: CPU 1 only; --pid: the spinner only.
 run_affix top --once --json -i 0.5 1 --pid "$spin"
