@@ -55,6 +55,8 @@ public:
   ApplyFollower(ApplyEngine& engine, Reload reload, const SysRoot& root, const Topology& topo, AffinityOs& affinity,
                 std::function<void(const std::string&)> log);
   ~ApplyFollower() override;
+  ApplyFollower(const ApplyFollower&) = delete;
+  ApplyFollower& operator=(const ApplyFollower&) = delete;
 
   void scan() override;
   std::optional<unsigned long long> process(pid_t pid, uint64_t event_ns) override;
@@ -90,6 +92,7 @@ private:
   ApplyEngine* m_engine;
   Reload m_reload;
   SysRoot m_root;
+  int m_proc_fd = -1;  // the machine's /proc, where m_root is the machine's: may_match opens from it
   const Topology& m_topo;
   AffinityOs& m_affinity;
   std::function<void(const std::string&)> m_log;
