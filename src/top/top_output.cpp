@@ -98,7 +98,9 @@ std::string top_text(const TopFrame& f, size_t rows) {
       out += unit_text("node", c.node) + ", " + unit_text("socket", c.socket) + "\n";
       llc = core = -2;
     }
-    if (c.llc != llc) out += " " + unit_text("llc", c.llc) + "\n";
+    // No LLC line where the machine names none (no cache in /sys): the
+    // picture and the screen have no LLC level there either.
+    if (c.llc != llc && c.llc >= 0) out += " " + unit_text("llc", c.llc) + "\n";
     node = c.node;
     socket = c.socket;
     llc = c.llc;
