@@ -189,6 +189,8 @@ for bdf in 0000:1b:00.0 0000:3b:00.0 0000:88:00.0 0000:b1:00.0; do
   i=$((i + 1))
 done
 chmod -R a+rX "$tmp" && chmod 000 "$cg/dev/nvidia0" "$cg/dev/nvidia1"
+# (setpriv execs the command itself: a build under a directory only root may
+# search, as mktemp -d makes, still runs; `env` run by the user could not.)
 as_user() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
 check "device cgroup: gpu0 and gpu1 left out, rank 0 takes gpu2" "gpu       gpu2 (nvidia): PCI 0000:88:00.0, node 1, CPUs 8-15
 exports   CUDA_VISIBLE_DEVICES=GPU-2a2b3c4d-0000-1111-2222-333344445555 (by UUID)
@@ -196,7 +198,7 @@ left out  gpu0 (0000:1b:00.0): this process may not open dev/nvidia0
           gpu1 (0000:3b:00.0): this process may not open dev/nvidia1" \
   "$(as_user "$AFFIX" explain --root "$cg" all --gpu closest | grep -E '^(gpu|exports|left out) |^          gpu')"
 check "device cgroup: index 1 is the second GPU it may open, gpu3" "gpu       gpu3 (nvidia): PCI 0000:b1:00.0, node 1, CPUs 8-15" \
-  "$(as_user env CUDA_VISIBLE_DEVICES=1 CUDA_DEVICE_ORDER=PCI_BUS_ID "$AFFIX" explain --root "$cg" all --gpu closest | grep '^gpu ')"
+  "$(CUDA_VISIBLE_DEVICES=1 CUDA_DEVICE_ORDER=PCI_BUS_ID as_user "$AFFIX" explain --root "$cg" all --gpu closest | grep '^gpu ')"
 status "device cgroup: --gpu 0" 2 as_user "$AFFIX" explain --root "$cg" all --gpu 0
 check "device cgroup: --gpu 0, why" "affix: error: --gpu 0: gpu0 (0000:1b:00.0) is not among the GPUs this process may open (gpu2, gpu3)
 affix: hint: a job's GPUs are its own: name one of them, or give --gpu closest" "$last_err"
