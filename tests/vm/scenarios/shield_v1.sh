@@ -1,4 +1,6 @@
 # vm-topologies: 2s2c2t-2n
+# vm-last (after it, cpuset may be on no hierarchy for tens of seconds: a
+# process's allowed CPUs then read from its own status, its affinity)
 # affix shield the v1 way (as cset shield), where the cpuset controller is
 # cgroup v1's: mounted here (Debian's 6.1 has it; its 6.12 does not build
 # it, CONFIG_CPUSETS_V1). Every movable task goes to a system cpuset of the
