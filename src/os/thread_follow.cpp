@@ -225,8 +225,8 @@ long now_us() {
     else ptrace(PTRACE_CONT, tid, 0, 0);
   };
   // A thread made with CLONE_UNTRACED stops nowhere: find it in
-  // /proc/PID/task (untraced: TracerPid 0), give it the next CPU, and trace
-  // it from then on (its own clones stop, its end is reported). One G cannot
+  // /proc/PID/task (untraced: TracerPid 0), trace it from then on (its own
+  // clones stop, its end is reported) and give it the next CPU. One G cannot
   // trace (it is gone, or the kernel refuses) is remembered while it is listed.
   auto scan = [&] {
     char path[64];
@@ -239,12 +239,15 @@ long now_us() {
       auto tid = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
       if (!unfollowed.empty()) listed.insert(tid);
       if (known.count(tid) || tracer_of(command, tid) != 0) continue;  // G's own: at its stops
+      // Traced before it is placed: a thread that clones as soon as it has
+      // its CPU (or at any time after) makes a thread whose creation stops,
+      // not one that keeps the old list until the next scan.
+      if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC) != 0) {
+        if (errno == ESRCH) continue;  // gone
+        unfollowed.insert(tid), listed.insert(tid);
+      }
       known.insert(tid);
       if (auto cpu = pools.place(0, tid, thread_cpus(tid))) set_one_cpu(tid, *cpu);
-      if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC) != 0) {
-        if (errno == ESRCH) known.erase(tid);
-        else unfollowed.insert(tid), listed.insert(tid);
-      }
     }
     ::closedir(dir);
     for (auto it = unfollowed.begin(); it != unfollowed.end();) {

@@ -67,8 +67,10 @@ start=$(date +%s%N)
 check "a CLONE_UNTRACED thread is placed, then followed" "untraced 0
 its thread 1
 next 0" "$("$AFFIX" --spread 0-1 "$hostile" untraced)"
-ms=$((($(date +%s%N) - start) / 1000000))
-check "placed well within the helper's 5 s wait (took ${ms} ms)" yes "$( ((ms < 2000)) && echo yes)"
+# How long it took is said, not asserted (shared, noisy machines; a
+# sanitized build is several times slower): the helper's own 5 s wait is
+# the limit, and "untraced 0" above is the proof it was met.
+echo "note: the CLONE_UNTRACED thread placed and followed in $((($(date +%s%N) - start) / 1000000)) ms"
 check "unspread: every thread keeps 0-1" "untraced 0-1
 its thread 0-1
 next 0-1" "$("$AFFIX" 0-1 "$hostile" untraced)"
