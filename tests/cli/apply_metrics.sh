@@ -98,7 +98,16 @@ out=$("$AFFIX" apply --check --metrics "$tmp/no/such/dir.prom" "$tmp/rules.toml"
 check "textfile: unwritable, exit 1" "1" "$rc"
 check_match "textfile: unwritable, message" "*affix: error: cannot write $tmp/no/such/dir.prom.tmp.*: No such file or directory*" "$out"
 # The follower sees the drift too (no enforce: left there), in its counters.
-wait_for 10 eval '[[ $(curl -s "$url") == *"affix_rule_drift_seen_total{rule=\"t1\"} "[1-9]* ]]'
+# A scan of every process (after the kernel dropped process events, which
+# tests beside this one can cause) places it as `apply FILE` does, before
+# its check may see it moved (affix(1), FOLLOWING AND METRICS): then it is
+# moved once more.
+drift_seen() { [[ $(curl -s "$url") == *'affix_rule_drift_seen_total{rule="t1"} '[1-9]* ]]; }
+if ! wait_for 10 drift_seen && grep -q "scanned again" "$tmp/log" && cpus_is "$p1" 1; then
+  echo "note: every process was scanned again and $p1 placed again before its check: moved once more"
+  taskset -pc 0 "$p1" >/dev/null
+  wait_for 10 drift_seen
+fi
 check_match "drift seen counted" 'affix_rule_drift_seen_total{rule="t1"} [1-9]*' "$(curl -s "$url" | grep '^affix_rule_drift_seen_total{rule="t1"}')"
 check "drift not undone (no enforce)" 'affix_rule_drift_undone_total{rule="t1"} 0' "$(curl -s "$url" | grep '^affix_rule_drift_undone_total{rule="t1"}')"
 
