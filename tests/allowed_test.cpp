@@ -132,6 +132,58 @@ TEST_CASE("no readable cpuset: the status file; neither under a root: every onli
   CHECK(a.mems_source == "all-nodes");
 }
 
+TEST_CASE("no hierarchy has the cpuset controller: every online CPU, not the target's affinity") {
+  // A process pinned to 1-3 (its status) where cpuset is on no hierarchy (a
+  // v1 cpuset just unmounted): the kernel's top cpuset holds it, so pin may
+  // move it anywhere online; its status still gives its memory nodes.
+  TempRoot r;
+  simple_machine(r, 4, 1);
+  r.write("proc/42/cgroup", "0::/user.slice\n");
+  r.write("proc/42/status", k_status);
+  r.write("proc/42/mountinfo", "24 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n");
+  r.write("sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
+  Allowed a = allowed_of(r, "42");
+  CHECK(format_cpulist(a.cpus) == "0-3");
+  CHECK(a.source == "no-cpuset:/sys/fs/cgroup/cgroup.controllers");
+  CHECK(format_cpulist(a.mems) == "0");
+  CHECK(a.mems_source == "status:/proc/42/status");
+  // The controller on v2 (the root's effective CPUs, here 0-2): the cpuset.
+  r.write("sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+  r.write("sys/fs/cgroup/cpuset.cpus.effective", "0-2\n");
+  a = allowed_of(r, "42");
+  CHECK(format_cpulist(a.cpus) == "0-2");
+  CHECK(a.source == "cgroup2:/sys/fs/cgroup/cpuset.cpus.effective");
+  // cpuset named in cgroup.controllers but no file found: not known, the status.
+  r.remove("sys/fs/cgroup/cpuset.cpus.effective");
+  a = allowed_of(r, "42");
+  CHECK(format_cpulist(a.cpus) == "1-3");
+  CHECK(a.source == "status:/proc/42/status");
+  // A v1 cpuset mounted (its files unreadable here): not "no hierarchy".
+  r.write("sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
+  r.write("proc/42/mountinfo",
+          "24 1 0:22 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+          "31 1 0:26 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n");
+  a = allowed_of(r, "42");
+  CHECK(a.source == "status:/proc/42/status");
+  // No cgroup filesystem visible at all (a container without one): the status.
+  r.write("proc/42/mountinfo", "20 1 0:5 / / rw - overlay overlay rw\n");
+  a = allowed_of(r, "42");
+  CHECK(format_cpulist(a.cpus) == "1-3");
+  CHECK(a.source == "status:/proc/42/status");
+  // A v1 cpuset hierarchy unmounted but alive (it has cgroups): the target
+  // in one of its cpusets is not free; in its root it is.
+  r.write("proc/42/mountinfo", "24 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n");
+  r.write("proc/42/cgroup", "3:cpuset:/affix-system\n0::/user.slice\n");
+  CHECK(allowed_of(r, "42").source == "status:/proc/42/status");
+  r.write("proc/42/cgroup", "3:cpuset:/\n0::/user.slice\n");
+  CHECK(allowed_of(r, "42").source == "no-cpuset:/sys/fs/cgroup/cgroup.controllers");
+  r.write("proc/42/cgroup", "0::/user.slice\n");
+  // cgroup.controllers unreadable: not known, the status.
+  r.write("proc/42/mountinfo", "24 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n");
+  r.remove("sys/fs/cgroup/cgroup.controllers");
+  CHECK(allowed_of(r, "42").source == "status:/proc/42/status");
+}
+
 TEST_CASE("a target in another mount namespace: its cgroup files through proc/PID/root (v1 and v2)") {
   TempRoot r;
   simple_machine(r, 8, 1);
@@ -188,7 +240,8 @@ TEST_CASE("this machine: the allowed set holds this process's affinity") {
   CHECK(!a.cpus.empty());
   CHECK(a.cpus.is_subset_of(topo.online));
   bool known_source = a.source.rfind("cgroup2:/", 0) == 0 || a.source.rfind("cgroup1:/", 0) == 0 ||
-                      a.source.rfind("cpuset:/", 0) == 0 || a.source == "status:/proc/self/status";
+                      a.source.rfind("cpuset:/", 0) == 0 || a.source.rfind("no-cpuset:/", 0) == 0 ||
+                      a.source == "status:/proc/self/status";
   CHECK(known_source);
   // The kernel keeps a process's affinity inside its cpuset.
   std::ifstream status("/proc/self/status");

@@ -1,6 +1,7 @@
 // The CPUs and memory nodes a process may use: its cgroup cpuset, found
-// through proc/PID/cgroup (or the older proc/PID/cpuset) and the mount table,
-// else the affinity in proc/PID/status. A handful of small reads: the run
+// through proc/PID/cgroup (or the older proc/PID/cpuset) and the mount table;
+// every online CPU where no hierarchy has the cpuset controller; else the
+// affinity in proc/PID/status. A handful of small reads: the run
 // path calls this on every launch.
 #include <optional>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "cgroup_mounts.hpp"
 #include "error.hpp"
 #include "os.hpp"
+#include "sysroot.hpp"
 #include "text.hpp"
 #include "topology.hpp"
 
@@ -134,6 +136,43 @@ std::optional<Found> from_cgroup(const SysRoot& root, const std::string& proc) {
   return std::nullopt;
 }
 
+// Where no hierarchy has the cpuset controller (no cgroup v1 cpuset is
+// mounted, and the cgroup v2 root's cgroup.controllers does not name it:
+// after a v1 cpuset is unmounted the controller returns to v2 only once the
+// kernel has destroyed that hierarchy, tens of seconds later), every task
+// is in the kernel's top cpuset: every online CPU. The controllers file's
+// path (as the target sees it), or nullopt where that is not known.
+//
+// A v1 hierarchy unmounted while it still has cgroups lives on, unseen, and
+// keeps the controller: a target in one of its cpusets (its cgroup file
+// names the cpuset controller with a path other than "/") is not known to
+// be free, nor is one whose cgroup file cannot be read.
+std::optional<std::string> no_cpuset_hierarchy(const SysRoot& root, const std::string& proc) {
+  auto cgroups = root.read(proc + "/cgroup", 1u << 16);
+  if (!cgroups) return std::nullopt;
+  for (auto line : split(*cgroups, '\n')) {
+    auto f = split(line, ':');
+    if (f.size() < 3 || !mount_has_option(f[1], "cpuset")) continue;
+    if (line.substr(f[0].size() + f[1].size() + 2) != "/") return std::nullopt;
+  }
+  auto mounts = read_cgroup_mounts(root, proc);
+  for (const auto& m : mounts)
+    if (is_cpuset_v1(m)) return std::nullopt;
+  const std::string base = own_files(root, proc);
+  for (const auto& m : mounts) {
+    if (m.fstype != "cgroup2" || m.root != "/") continue;
+    std::string path = base + m.mountpoint;
+    if (path.empty() || path.back() != '/') path += '/';
+    path += "cgroup.controllers";
+    auto text = root.read(path, 1u << 12);
+    if (!text) continue;
+    for (auto word : split(trim_space(*text), ' '))
+      if (trim_space(word) == "cpuset") return std::nullopt;
+    return path;
+  }
+  return std::nullopt;
+}
+
 std::optional<Found> from_status(const SysRoot& root, const std::string& proc) {
   std::string path = proc + "/status";
   auto text = root.read(path, 1u << 16);
@@ -163,6 +202,16 @@ Allowed read_allowed(const SysRoot& root, const Topology& topo, AffinityOs& affi
   if (pid != "self" && !root.exists(proc)) throw Error(ErrorKind::Runtime, fmt::format("no such process: {}", pid));
   std::optional<Found> found = from_cgroup(root, proc);
   if (found && !found->cpus.intersects(topo.online)) found.reset();  // an empty cpuset cannot hold a process
+  if (!found) {
+    if (auto controllers = no_cpuset_hierarchy(root, proc)) {
+      found = Found{topo.online, std::nullopt, "no-cpuset:" + *controllers, {}};
+      // Its memory nodes are the top cpuset's too, as its status says.
+      if (auto status = from_status(root, proc)) {
+        found->mems = status->mems;
+        found->mems_source = status->mems_source;
+      }
+    }
+  }
   if (!found) found = from_status(root, proc);
   Allowed out;
   if (found) {

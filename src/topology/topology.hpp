@@ -97,7 +97,7 @@ struct Allowed {
   // affix's own affinity as it was started (what `self` names), online CPUs
   // only; nullopt where unknown (then `self` is everything allowed).
   std::optional<CpuSet> inherited;
-  std::string source;  // "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective", "cgroup1:...", "cpuset:...", "status:/proc/self/status", "all-online"
+  std::string source;  // "cgroup2:/sys/fs/cgroup/a/cpuset.cpus.effective", "cgroup1:...", "cpuset:...", "no-cpuset:/sys/fs/cgroup/cgroup.controllers", "status:/proc/self/status", "all-online"
   std::string mems_source;  // where `mems` came from: "cgroup2:/sys/fs/cgroup/a/cpuset.mems.effective", ..., "all-nodes"
 };
 
