@@ -4,6 +4,12 @@
 // not move has no thread read).
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "fake_os.hpp"
@@ -438,4 +444,72 @@ TEST_CASE("--once from switch events that lost records: not whole, then every th
   CHECK(fr.source == "proc");
   REQUIRE(fr.processes.size() == 1);
   CHECK(fr.processes[0].percent == Approx(50.0));
+}
+
+namespace {
+
+// A machine where moving onto a CPU never ends (a CPU taken by a realtime
+// thread that never yields): each set_affinity waits until the test lets
+// it go. `done` counts the calls that returned; nothing of the object is
+// touched after that count, so the test may end once all have.
+struct StuckAffinity : FakeAffinity {
+  std::mutex m;
+  std::condition_variable cv;
+  bool released = false;
+  std::atomic<unsigned> done{0};
+  int set_affinity(pid_t, const CpuSet&) override {
+    {
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [this] { return released; });
+    }
+    done.fetch_add(1);
+    return 0;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      released = true;
+    }
+    cv.notify_all();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("--once from switch events where a CPU cannot be visited in time: not whole, then the /proc way", "[top]") {
+  FakeProc f;
+  write_stat(f, 1000, 0, 0, 0, 0, 0);
+  write_interrupts(f, 0, 0);
+  two_threads(f);
+  StuckAffinity lists;
+  lists.affinity[0] = top_machine().online;
+  const unsigned cpus = static_cast<unsigned>(top_machine().online.count());
+  {
+    TopSampler s(SysRoot(f.root.path()), top_machine(), lists, TopFilter{});
+    s.set_clock(fake_clock);
+    auto events = std::make_unique<FakeSwitchEvents>();
+    events->records = {SwitchRecord{1100000000, 0, true, 100, 101}};
+    s.use_events(true);
+    s.give_events(std::move(events));
+    g_now_ns = 1000000000;
+    s.next();
+    g_now_ns = 2000000000;
+    auto start = std::chrono::steady_clock::now();
+    TopFrame fr = s.next();
+    auto waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const unsigned limit = TopSampler::k_visit_ms + 2 * cpus;
+    CHECK(s.events_lost() == fmt::format("a CPU could not be visited within {} ms", limit));
+    CHECK(waited >= limit);  // it waited its whole limit (a lower bound: no timing is asserted above it)
+    CHECK(fr.processes.empty());
+    CHECK(lists.done.load() == 0);  // the visit is still stuck on its first CPU
+    s.restart();
+    CHECK(s.why_no_events() == fmt::format("a CPU could not be visited within {} ms", limit));
+    g_now_ns = 3000000000;
+    s.next();
+    CHECK_FALSE(s.events_used());
+  }
+  // The visiting thread, let go, visits the rest and ends before `lists` does.
+  lists.release();
+  while (lists.done.load() < cpus) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(lists.done.load() == cpus);
 }
