@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "error.hpp"
 #include "fake_os.hpp"
 #include "json.hpp"
 #include "mini_json.hpp"
@@ -512,4 +513,28 @@ TEST_CASE("--once from switch events where a CPU cannot be visited in time: not 
   lists.release();
   while (lists.done.load() < cpus) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK(lists.done.load() == cpus);
+}
+
+TEST_CASE("--name: a pattern that is not a regular expression, or that libstdc++ would overflow reading, is refused", "[top]") {
+  FakeProc f;
+  FakeAffinity lists;
+  auto refused = [&](const std::string& name) {
+    TopFilter filter;
+    filter.name = name;
+    try {
+      TopSampler s(SysRoot(f.root.path()), top_machine(), lists, filter);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Usage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused("a\\8888888888888888888") ==
+        "invalid --name 'a\\8888888888888888888': not a regular expression ('\\\\8888888888888888888...': a count "
+        "or a back-reference of more than 9 digits)");
+  CHECK(refused("x{2,99999999999}") ==
+        "invalid --name 'x{2,99999999999}': not a regular expression ('{2,99999999999...': a count or a "
+        "back-reference of more than 9 digits)");
+  CHECK_THAT(refused("(x"), Catch::StartsWith("invalid --name '(x': not a regular expression ("));
+  CHECK(refused("^nginx|x{2,5}") == "accepted");
 }

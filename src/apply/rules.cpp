@@ -226,36 +226,9 @@ class Parser {
     return out;
   }
 
-  // A number in a back-reference (\12) or a repetition ({2,5}) of more
-  // than 9 digits: libstdc++ reads it into a long without a check (signed
-  // overflow from 19 digits: UBSan, fuzz/rules.cpp), so it is refused
-  // before the library sees it. 9 digits is far past any count it accepts
-  // (its limit is 100,000 states) and any group a pattern can have.
-  // Conservative: after any backslash or '{' (a bracket's literal '{' too).
-  // The number's text (at most 24 characters) where there is one.
-  static std::optional<std::string> overlong_number(std::string_view re) {
-    constexpr size_t k_digits = 9;
-    auto digits = [&](size_t from) {
-      size_t j = from;
-      while (j < re.size() && re[j] >= '0' && re[j] <= '9') ++j;
-      return j - from;
-    };
-    for (size_t i = 0; i < re.size(); ++i) {
-      if (re[i] != '\\' && re[i] != '{') continue;
-      size_t first = digits(i + 1), end = i + 1 + first, second = 0;
-      if (re[i] == '{' && end < re.size() && re[end] == ',') second = digits(end + 1);
-      if (first > k_digits || second > k_digits)
-        return std::string(re.substr(i, std::min<size_t>((second ? end + 1 + second : end) - i, 24)));
-      if (re[i] == '\\') ++i;  // what it escapes is not a backslash or a '{' of its own
-    }
-    return std::nullopt;
-  }
-
   std::shared_ptr<const std::regex> compile(const Located<std::string>& re) const {
-    if (auto bad = overlong_number(re.value))
-      fail(re.at, fmt::format("cmdline '{}' is not a regular expression: '{}...': a count or a back-reference "
-                              "of more than 9 digits",
-                              printable(re.value), printable(*bad)));
+    if (auto bad = regex_overlong_number(re.value))
+      fail(re.at, fmt::format("cmdline '{}' is not a regular expression: {}", printable(re.value), *bad));
     try {
       return std::make_shared<const std::regex>(re.value, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {

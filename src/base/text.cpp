@@ -238,4 +238,24 @@ std::string format_kb(unsigned long long kb) {
   return fmt::format("{} KiB", kb);
 }
 
+std::optional<std::string> regex_overlong_number(std::string_view re) {
+  constexpr size_t k_digits = 9;
+  auto digits = [&](size_t from) {
+    size_t j = from;
+    while (j < re.size() && re[j] >= '0' && re[j] <= '9') ++j;
+    return j - from;
+  };
+  for (size_t i = 0; i < re.size(); ++i) {
+    if (re[i] != '\\' && re[i] != '{') continue;
+    size_t first = digits(i + 1), end = i + 1 + first, second = 0;
+    if (re[i] == '{' && end < re.size() && re[end] == ',') second = digits(end + 1);
+    if (first > k_digits || second > k_digits) {
+      std::string_view number = re.substr(i, std::min<size_t>((second ? end + 1 + second : end) - i, 24));
+      return fmt::format("'{}...': a count or a back-reference of more than 9 digits", printable(number));
+    }
+    if (re[i] == '\\') ++i;  // what it escapes is not a backslash or a '{' of its own
+  }
+  return std::nullopt;
+}
+
 }  // namespace affix

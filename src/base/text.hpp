@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,5 +76,16 @@ std::string format_node_counts(const std::map<unsigned, unsigned long long>& cou
 
 // "62.5 GiB", "512 MiB", "12 KiB" (topo, and the pictures' nodes).
 std::string format_kb(unsigned long long kb);
+
+// Where an ECMAScript regular expression has a number of more than 9
+// digits after a backslash (a back-reference) or a '{' (a repetition, both
+// of its counts): libstdc++ reads such a number into a long without a check
+// (signed overflow from 19 digits; fuzz/rules found it), so it is refused
+// before the library sees the pattern. 9 digits is far past any count the
+// library accepts (100,000 states) and any group a pattern can have.
+// Conservative: a bracket's literal '{' counts too. The reason, for an
+// error message ("'\\8888888888...': a count or a back-reference of more
+// than 9 digits"), or nullopt.
+std::optional<std::string> regex_overlong_number(std::string_view re);
 
 }  // namespace affix

@@ -12,6 +12,7 @@
 #include "top_batch.hpp"
 #include "perf_events.hpp"
 #include "proc.hpp"
+#include "text.hpp"
 #include "watch_pages.hpp"
 #include "watch_tracker.hpp"
 
@@ -30,12 +31,17 @@ TopSampler::TopSampler(const SysRoot& root, const Topology& topo, AffinityOs& af
   : m_root(root), m_topo(topo), m_affinity(affinity), m_filter(std::move(filter)),
     m_shielded(std::move(shielded)) {
   if (m_filter.name) {
-    try {
-      m_name.emplace(*m_filter.name, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw Error(ErrorKind::Usage, fmt::format("invalid --name '{}': not a regular expression ({})",
-                                                *m_filter.name, e.what()));
+    std::optional<std::string> why = regex_overlong_number(*m_filter.name);
+    if (!why) {
+      try {
+        m_name.emplace(*m_filter.name, std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        why = e.what();
+      }
     }
+    if (why)
+      throw Error(ErrorKind::Usage, fmt::format("invalid --name '{}': not a regular expression ({})",
+                                                *m_filter.name, *why));
   }
   m_nohz = read_nohz_full(m_root);
   // Named PIDs: watched though idle; else the whole machine.
