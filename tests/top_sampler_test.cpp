@@ -412,20 +412,32 @@ TEST_CASE("--once from switch events: no thread read at the start, the same fram
   CHECK(parse_json(top_json(fr))["source"].string == "events");
 }
 
-TEST_CASE("--once from switch events that lost records: not whole, then every thread read", "[top]") {
-  FakeProc f;
+// The machine of the switch-event tests: idle CPUs, no IRQs, process 100
+// ("server") with threads 100 and 101.
+static void events_machine(FakeProc& f) {
   write_stat(f, 1000, 0, 0, 0, 0, 0);
   write_interrupts(f, 0, 0);
   two_threads(f);
+}
+
+// The sampler takes its events from a fake that holds one switch (thread
+// 101 off CPU 0 at 1.1 s), `whole` or not.
+static void one_switch(TopSampler& s, bool whole) {
+  auto events = std::make_unique<FakeSwitchEvents>();
+  events->whole = whole;
+  events->records = {SwitchRecord{1100000000, 0, true, 100, 101}};
+  s.use_events(true);
+  s.give_events(std::move(events));
+}
+
+TEST_CASE("--once from switch events that lost records: not whole, then every thread read", "[top]") {
+  FakeProc f;
+  events_machine(f);
   FakeAffinity lists;
   lists.affinity[0] = top_machine().online;
   TopSampler s(SysRoot(f.root.path()), top_machine(), lists, TopFilter{});
   s.set_clock(fake_clock);
-  auto events = std::make_unique<FakeSwitchEvents>();
-  events->whole = false;
-  events->records = {SwitchRecord{1100000000, 0, true, 100, 101}};
-  s.use_events(true);
-  s.give_events(std::move(events));
+  one_switch(s, false);
   g_now_ns = 1000000000;
   s.next();
   g_now_ns = 2000000000;
@@ -479,19 +491,14 @@ struct StuckAffinity : FakeAffinity {
 
 TEST_CASE("--once from switch events where a CPU cannot be visited in time: not whole, then the /proc way", "[top]") {
   FakeProc f;
-  write_stat(f, 1000, 0, 0, 0, 0, 0);
-  write_interrupts(f, 0, 0);
-  two_threads(f);
+  events_machine(f);
   StuckAffinity lists;
   lists.affinity[0] = top_machine().online;
   const unsigned cpus = static_cast<unsigned>(top_machine().online.count());
   {
     TopSampler s(SysRoot(f.root.path()), top_machine(), lists, TopFilter{});
     s.set_clock(fake_clock);
-    auto events = std::make_unique<FakeSwitchEvents>();
-    events->records = {SwitchRecord{1100000000, 0, true, 100, 101}};
-    s.use_events(true);
-    s.give_events(std::move(events));
+    one_switch(s, true);
     g_now_ns = 1000000000;
     s.next();
     g_now_ns = 2000000000;
